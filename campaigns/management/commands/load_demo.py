@@ -1,0 +1,56 @@
+"""Loads the demo campaign «La Cripta de Hielo». Running it again changes nothing."""
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from campaigns.models import Campaign, Invitation, Membership
+from characters.models import Character
+
+DEMO_CAMPAIGN = "La Cripta de Hielo"
+# username → password; printed by `make run` so that a newcomer can log in at once.
+DEMO_USERS = {"narrador": "cripta-narrador", "ana": "cripta-ana", "bruno": "cripta-bruno"}
+DEMO_ADMIN = ("admin", "cripta-admin")
+
+
+class Command(BaseCommand):
+    help = "Creates the demo campaign, its GM, two players and four characters (idempotent)."
+
+    @transaction.atomic
+    def handle(self, *args, **options) -> None:
+        User = get_user_model()
+        users = {}
+        for username, password in DEMO_USERS.items():
+            user, created = User.objects.get_or_create(username=username)
+            if created:
+                user.set_password(password)
+                user.save()
+            users[username] = user
+        admin, created = User.objects.get_or_create(
+            username=DEMO_ADMIN[0], defaults={"is_staff": True, "is_superuser": True}
+        )
+        if created:
+            admin.set_password(DEMO_ADMIN[1])
+            admin.save()
+
+        campaign, created = Campaign.objects.get_or_create(name=DEMO_CAMPAIGN, gm=users["narrador"])
+        if created:
+            for player in ("ana", "bruno"):
+                Membership.objects.create(campaign=campaign, user=users[player])
+            characters = [
+                Character(campaign=campaign, player=users["ana"], name="Aldara", constitution=8, jump=6,
+                          heal_wounds=4, weight_kg=62, notes="Exploradora del paso norte."),
+                Character(campaign=campaign, player=users["bruno"], name="Borin", constitution=12, jump=2,
+                          heal_wounds=0, weight_kg=95, notes="Herrero enano, lleva cota de malla."),
+                Character(campaign=campaign, name="Sibila", constitution=6, jump=4, heal_wounds=2, weight_kg=55,
+                          notes="Sin jugador todavía: tiene una invitación pendiente."),
+                Character(campaign=campaign, name="Hermano Tomás", constitution=5, jump=0, heal_wounds=9,
+                          weight_kg=70, notes="PNJ: el curandero del monasterio."),
+            ]
+            Character.objects.bulk_create(characters)
+            Invitation.objects.create(campaign=campaign, character=Character.objects.get(campaign=campaign,
+                                                                                           name="Sibila"))
+            self.stdout.write(f"Demo campaign «{DEMO_CAMPAIGN}» created.")
+        self.stdout.write("Demo logins (user / password):")
+        for username, password in [*DEMO_USERS.items(), DEMO_ADMIN]:
+            self.stdout.write(f"  {username:10} {password}")

@@ -1,0 +1,87 @@
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+class CampaignQuerySet(models.QuerySet["Campaign"]):
+    def for_user(self, user) -> "CampaignQuerySet":
+        """The campaigns a user may see: those they run and those they play in."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(Q(gm=user) | Q(memberships__user=user)).distinct()
+
+
+class Campaign(models.Model):
+    name = models.CharField(_("nombre"), max_length=100)
+    gm = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="campaigns_run", verbose_name=_("narrador")
+    )
+    # Campaign time in whole seconds since the campaign began; only the GM moves it (rules.actions).
+    clock = models.BigIntegerField(_("reloj de campaña (s)"), default=0)
+    # Bumped by every action, so live clients can tell what they have seen.
+    version = models.BigIntegerField(_("versión"), default=0)
+    created = models.DateTimeField(_("creada"), auto_now_add=True)
+
+    objects = CampaignQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("campaña")
+        verbose_name_plural = _("campañas")
+        ordering = ["name", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(clock__gte=0), name="campaign_clock_not_negative"),
+            models.CheckConstraint(condition=Q(version__gte=0), name="campaign_version_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def is_gm(self, user) -> bool:
+        return user.is_authenticated and self.gm_id == user.pk
+
+
+class Membership(models.Model):
+    """A player in a campaign (the GM is Campaign.gm). Made when a player claims an invitation."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    joined = models.DateTimeField(_("se unió"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("jugador de la campaña")
+        verbose_name_plural = _("jugadores de la campaña")
+        constraints = [models.UniqueConstraint(fields=["campaign", "user"], name="one_membership_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.campaign}"
+
+
+def new_invitation_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class Invitation(models.Model):
+    """A link the GM hands to a player so that they can claim one character."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
+    character = models.ForeignKey("characters.Character", on_delete=models.CASCADE, related_name="invitations")
+    token = models.CharField(max_length=64, unique=True, default=new_invitation_token, editable=False)
+    created = models.DateTimeField(_("creada"), auto_now_add=True)
+    claimed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    claimed_at = models.DateTimeField(_("reclamada"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("invitación")
+        verbose_name_plural = _("invitaciones")
+
+    def __str__(self) -> str:
+        return f"{self.character} ({self.token[:6]}…)"
+
+    @property
+    def claimed(self) -> bool:
+        return self.claimed_by_id is not None

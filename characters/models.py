@@ -1,0 +1,70 @@
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from rules import engine
+
+# Ranges from RULES.md section 1 ([decision]) and a sane weight range; forms and DB constraints both use them.
+CON_RANGE = (1, 30)
+SKILL_RANGE = (0, 30)
+WEIGHT_RANGE = (1, 500)
+
+
+def bounded(low: int, high: int) -> list:
+    return [MinValueValidator(low), MaxValueValidator(high)]
+
+
+class CharacterQuerySet(models.QuerySet["Character"]):
+    def visible_to(self, user) -> "CharacterQuerySet":
+        """A GM sees every character of their campaigns; a player sees only their own."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(Q(campaign__gm=user) | Q(player=user))
+
+
+class Character(models.Model):
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, related_name="characters", verbose_name=_("campaña")
+    )
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="characters",
+        verbose_name=_("jugador"),
+        help_text=_("Vacío para un personaje del narrador (PNJ)."),
+    )
+    name = models.CharField(_("nombre"), max_length=100)
+    constitution = models.PositiveSmallIntegerField(_("Constitución (CON)"), validators=bounded(*CON_RANGE))
+    jump = models.PositiveSmallIntegerField(_("Saltar"), default=0, validators=bounded(*SKILL_RANGE))
+    heal_wounds = models.PositiveSmallIntegerField(_("Curar Heridas"), default=0, validators=bounded(*SKILL_RANGE))
+    weight_kg = models.PositiveSmallIntegerField(_("peso (kg)"), default=70, validators=bounded(*WEIGHT_RANGE))
+    notes = models.TextField(_("notas"), blank=True, max_length=5000)
+    created = models.DateTimeField(_("creado"), auto_now_add=True)
+
+    objects = CharacterQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("personaje")
+        verbose_name_plural = _("personajes")
+        ordering = ["name", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(constitution__gte=CON_RANGE[0], constitution__lte=CON_RANGE[1]),
+                                   name="character_constitution_range"),
+            models.CheckConstraint(condition=Q(jump__gte=SKILL_RANGE[0], jump__lte=SKILL_RANGE[1]),
+                                   name="character_jump_range"),
+            models.CheckConstraint(condition=Q(heal_wounds__gte=SKILL_RANGE[0], heal_wounds__lte=SKILL_RANGE[1]),
+                                   name="character_heal_wounds_range"),
+            models.CheckConstraint(condition=Q(weight_kg__gte=WEIGHT_RANGE[0], weight_kg__lte=WEIGHT_RANGE[1]),
+                                   name="character_weight_range"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def max_pg(self) -> int:
+        return engine.max_pg(self.constitution)

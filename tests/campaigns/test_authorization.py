@@ -1,0 +1,92 @@
+"""Every URL pattern × every persona. A new route without a row here fails the test."""
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from campaigns.models import Invitation
+from characters.models import Character
+from tests.conftest import World, client_for
+
+PERSONAS = ["gm_a", "player_a", "player_a2", "gm_b", "outsider", "anonymous"]
+LOGIN = 302  # LoginRequiredMiddleware sends anonymous visitors to the login page
+
+def everyone(status: int, anonymous: int = LOGIN) -> dict[str, int]:
+    return {**dict.fromkeys(PERSONAS, status), "anonymous": anonymous}
+
+def only(allowed: dict[str, int], others: int = 404) -> dict[str, int]:
+    return {**dict.fromkeys(PERSONAS, others), "anonymous": LOGIN, **allowed}
+
+# route name → (method, kwargs from the world, expected status per persona)
+MATRIX = {
+    "home": ("get", lambda w: {}, everyone(200)),
+    "login": ("get", lambda w: {}, everyone(302, anonymous=200)),  # signed-in users are sent home
+    "logout": ("post", lambda w: {}, everyone(302, anonymous=302)),
+    "signup": ("get", lambda w: {}, everyone(200, anonymous=200)),
+    "set_language": ("post", lambda w: {}, everyone(302, anonymous=302)),
+    "campaign_create": ("get", lambda w: {}, everyone(200)),
+    "campaign": ("get", lambda w: {"campaign_id": w.campaign_a.pk},
+                 only({"gm_a": 200, "player_a": 200, "player_a2": 200})),
+    "character_create": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    "character": ("get", lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},
+                  only({"gm_a": 200, "player_a": 200})),
+    "character_edit": ("get", lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},
+                       only({"gm_a": 200})),
+    "character_delete": ("get", lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},
+                         only({"gm_a": 200})),
+    "character_invite": ("post", lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},
+                         only({"gm_a": 302})),
+    # The token is the capability: any signed-in user who has the link may open it.
+    "invitation": ("get", lambda w: {"token": w.invite_a.token}, everyone(200)),
+}
+
+def route_names(resolver=None, namespace: str = "") -> set[str]:
+    names = set()
+    for pattern in (resolver or get_resolver()).url_patterns:
+        if isinstance(pattern, URLResolver):
+            if pattern.namespace == "admin":
+                continue  # the Django admin checks is_staff itself; tested in test_admin
+            names |= route_names(pattern, namespace)
+        elif isinstance(pattern, URLPattern):
+            assert pattern.name, f"route {pattern.pattern} has no name"
+            names.add(pattern.name)
+    return names
+
+def test_every_route_has_a_row():
+    assert route_names() == set(MATRIX)
+
+@pytest.mark.parametrize("persona", PERSONAS)
+@pytest.mark.parametrize("route", sorted(MATRIX))
+def test_matrix(world: World, route: str, persona: str):
+    method, kwargs, expected = MATRIX[route]
+
+    user = None if persona == "anonymous" else getattr(world, persona)
+    response = getattr(client_for(user), method)(reverse(route, kwargs=kwargs(world)))
+    assert response.status_code == expected[persona], (route, persona, response.status_code)
+
+def test_other_campaigns_character_under_my_campaign_url_is_404(world: World):
+    """A character id from campaign B placed under campaign A's URL must not leak."""
+
+    url = reverse("character", kwargs={"campaign_id": world.campaign_a.pk, "character_id": world.char_b.pk})
+    assert client_for(world.gm_a).get(url).status_code == 404
+    assert client_for(world.gm_b).get(url).status_code == 404
+
+@pytest.mark.parametrize("persona", ["player_a", "player_a2", "gm_b", "outsider"])
+def test_forbidden_writes_change_nothing(world: World, persona: str):
+
+    client = client_for(getattr(world, persona))
+    ids = {"campaign_id": world.campaign_a.pk, "character_id": world.char_a1.pk}
+    edit = client.post(reverse("character_edit", kwargs=ids), {"name": "Hacked", "constitution": 30, "jump": 0,
+                                                                 "heal_wounds": 0, "weight_kg": 70})
+    delete = client.post(reverse("character_delete", kwargs=ids))
+    invite = client.post(reverse("character_invite", kwargs=ids))
+    create = client.post(reverse("character_create", kwargs={"campaign_id": world.campaign_a.pk}),
+                         {"name": "Intruso", "constitution": 10, "jump": 0, "heal_wounds": 0, "weight_kg": 70})
+    assert [edit.status_code, delete.status_code, invite.status_code, create.status_code] == [404] * 4
+    world.char_a1.refresh_from_db()
+    assert world.char_a1.name == "Aldara" and world.char_a1.constitution == 8
+    assert not Character.objects.filter(name="Intruso").exists()
+    assert not Invitation.objects.filter(character=world.char_a1).exists()
+
+def test_admin_requires_staff(world: World):
+    assert client_for(world.gm_a).get("/admin/").status_code == 302
+    assert client_for(None).get("/admin/").status_code == 302

@@ -1,0 +1,24 @@
+from django.core.management import call_command
+
+from campaigns.models import Campaign, Invitation
+from characters.models import Character
+
+
+def test_load_demo_twice_neither_fails_nor_duplicates(db):
+    call_command("load_demo")
+    call_command("load_demo")
+    campaign = Campaign.objects.get(name="La Cripta de Hielo")
+    assert campaign.gm.username == "narrador"
+    assert sorted(campaign.memberships.values_list("user__username", flat=True)) == ["ana", "bruno"]
+    assert Character.objects.filter(campaign=campaign).count() == 4
+    assert Character.objects.filter(campaign=campaign, player=None).count() == 2  # the NPC and the invited one
+    assert Invitation.objects.filter(campaign=campaign).count() == 1
+
+
+def test_demo_gm_can_log_in_and_open_the_campaign(db, client):
+    call_command("load_demo")
+    response = client.post("/accounts/login/", {"username": "narrador", "password": "cripta-narrador"})
+    assert response.status_code == 302
+    campaign = Campaign.objects.get(name="La Cripta de Hielo")
+    page = client.get(f"/campaigns/{campaign.pk}/").content.decode()
+    assert "Aldara" in page and "Hermano Tomás" in page

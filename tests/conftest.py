@@ -1,0 +1,61 @@
+from dataclasses import dataclass
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from campaigns.models import Campaign, Invitation, Membership
+from characters.models import Character
+
+
+@dataclass
+class World:
+    """Two campaigns and every kind of visitor: the personas of the authorization matrix."""
+
+    gm_a: object
+    player_a: object
+    player_a2: object
+    gm_b: object
+    outsider: object
+    campaign_a: Campaign
+    campaign_b: Campaign
+    char_a1: Character  # player_a's
+    char_a2: Character  # player_a2's
+    npc_a: Character
+    char_b: Character
+    invite_a: Invitation
+
+
+def make_user(username: str):
+    return get_user_model().objects.create_user(username=username, password="pw-" + username)
+
+
+@pytest.fixture
+def world(db) -> World:
+    gm_a, player_a, player_a2, gm_b, outsider = (
+        make_user(name) for name in ("gm_a", "player_a", "player_a2", "gm_b", "outsider")
+    )
+    campaign_a = Campaign.objects.create(name="A", gm=gm_a)
+    campaign_b = Campaign.objects.create(name="B", gm=gm_b)
+    Membership.objects.create(campaign=campaign_a, user=player_a)
+    Membership.objects.create(campaign=campaign_a, user=player_a2)
+    char_a1 = Character.objects.create(campaign=campaign_a, player=player_a, name="Aldara", constitution=8)
+    char_a2 = Character.objects.create(campaign=campaign_a, player=player_a2, name="Borin", constitution=12)
+    npc_a = Character.objects.create(campaign=campaign_a, name="Tomás", constitution=5)
+    char_b = Character.objects.create(campaign=campaign_b, name="Zed", constitution=10)
+    invite_a = Invitation.objects.create(campaign=campaign_a, character=npc_a)
+    return World(gm_a, player_a, player_a2, gm_b, outsider, campaign_a, campaign_b, char_a1, char_a2, npc_a, char_b,
+                 invite_a)
+
+
+def client_for(user) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    # The real hasher takes ~0.3 s per password on purpose; tests make hundreds of users.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
