@@ -18,6 +18,7 @@ PRODUCTION_ENV = {
 
 def test_production_settings_pass_check_deploy():
     env = {**os.environ, **PRODUCTION_ENV}
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT, env=env, capture_output=True, text=True,

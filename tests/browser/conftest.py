@@ -5,13 +5,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-# Playwright's sync API runs an event loop in this thread; the ORM calls the tests make are still plain sync code.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 # Flags that keep Chromium off the network and quiet on a machine with no internet (see the env notes).
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+
+
+@pytest.fixture(autouse=True)
+def allow_orm_beside_playwright(monkeypatch):
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make are still plain sync code.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
 def chromium_path() -> str:
