@@ -11,12 +11,6 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 
 
-@pytest.fixture(autouse=True)
-def allow_orm_beside_playwright(monkeypatch):
-    # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make are still plain sync code.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-
 def chromium_path() -> str:
     path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
     if not path:
@@ -26,10 +20,14 @@ def chromium_path() -> str:
 
 @pytest.fixture(scope="session")
 def browser() -> Browser:
+    # Playwright's sync API keeps an event loop running in this thread for the whole session; the ORM calls that the
+    # tests and pytest-django's teardown make are still plain sync code.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
         yield browser
         browser.close()
+    del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
 
 
 @pytest.fixture
