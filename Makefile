@@ -1,5 +1,5 @@
 # The README's two commands: `make run` and `make test`.
-.PHONY: run test venv lint messages
+.PHONY: run test venv lint messages bench
 
 venv:
 	@bash scripts/bootstrap.sh
@@ -18,3 +18,8 @@ messages: venv
 	.venv/bin/python manage.py makemessages -l es -l en --ignore=.venv --ignore=.data
 	.venv/bin/python manage.py compilemessages --ignore=.venv
 
+
+# Benchmarks print figures (see bench/RESULTS.md); they are not tests.
+bench: venv
+	@.venv/bin/python scripts/dev.py bench bench/advance_engine.py
+	@.venv/bin/python scripts/dev.py bench bench/advance.py

@@ -1,6 +1,8 @@
 from django.contrib import admin
 
-from .models import Campaign, Invitation, Membership
+from rules.admin import ReadOnlyAdmin
+
+from .models import Campaign, Event, Invitation, Membership
 
 
 class MembershipInline(admin.TabularInline):
@@ -12,7 +14,7 @@ class MembershipInline(admin.TabularInline):
 class CampaignAdmin(admin.ModelAdmin):
     list_display = ["name", "gm", "clock", "version", "created"]
     search_fields = ["name", "gm__username"]
-    readonly_fields = ["version", "created"]
+    readonly_fields = ["clock", "version", "created"]
     inlines = [MembershipInline]
 
 
@@ -27,3 +29,14 @@ class InvitationAdmin(admin.ModelAdmin):
     list_display = ["character", "campaign", "created", "claimed_by", "claimed_at"]
     search_fields = ["character__name", "campaign__name"]
     readonly_fields = ["token", "created"]
+
+
+@admin.register(Event)
+class EventAdmin(ReadOnlyAdmin):
+    """The campaign log: append-only, so read-only here too."""
+
+    list_display = ["id", "campaign", "action", "clock_before", "clock_after", "actor", "undone", "created"]
+    list_filter = ["action", "undone", "campaign"]
+    search_fields = ["campaign__name", "action"]
+    readonly_fields = ["campaign", "action", "actor", "clock_before", "clock_after", "created", "characters", "details",
+                       "before", "after", "undone", "undone_at", "undone_by"]

@@ -1,6 +1,8 @@
 import secrets
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -85,3 +87,41 @@ class Invitation(models.Model):
     @property
     def claimed(self) -> bool:
         return self.claimed_by_id is not None
+
+
+class Event(models.Model):
+    """One GM action in the campaign log. Append-only: undo marks it undone and never deletes it.
+
+    `before` and `after` hold the engine state of every affected character ({character id: state}, rules.state), so
+    that undo restores exactly what was there, and the log can show what changed.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="events")
+    action = models.CharField(_("acción"), max_length=30)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        verbose_name=_("quién"),
+    )
+    clock_before = models.BigIntegerField(_("reloj antes (s)"))
+    clock_after = models.BigIntegerField(_("reloj después (s)"))
+    created = models.DateTimeField(_("cuándo (hora real)"), auto_now_add=True)
+    characters = ArrayField(models.BigIntegerField(), default=list, blank=True, verbose_name=_("personajes"))
+    # The action's inputs and every roll with its parts (die, attribute or skill, each penalty, total, difficulty,
+    # result), in a form the log templates can show.
+    details = models.JSONField(default=dict, blank=True)
+    before = models.JSONField(default=dict, blank=True)
+    after = models.JSONField(default=dict, blank=True)
+    undone = models.BooleanField(_("deshecho"), default=False)
+    undone_at = models.DateTimeField(null=True, blank=True)
+    undone_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        verbose_name = _("evento")
+        verbose_name_plural = _("registro de la campaña")
+        ordering = ["-id"]
+        indexes = [GinIndex(fields=["characters"], name="event_characters_gin")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.action}"

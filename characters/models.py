@@ -43,6 +43,11 @@ class Character(models.Model):
     heal_wounds = models.PositiveSmallIntegerField(_("Curar Heridas"), default=0, validators=bounded(*SKILL_RANGE))
     weight_kg = models.PositiveSmallIntegerField(_("peso (kg)"), default=70, validators=bounded(*WEIGHT_RANGE))
     notes = models.TextField(_("notas"), blank=True, max_length=5000)
+    # The engine's state, kept for fast pages; only rules.actions writes these (a test checks them against the engine).
+    pg = models.PositiveIntegerField(_("PG actuales"), default=0, editable=False)
+    died_at = models.BigIntegerField(_("murió en (s de campaña)"), null=True, blank=True, editable=False)
+    recovery_progress = models.JSONField(default=dict, blank=True, editable=False)  # {kind: seconds toward next PG}
+    protection = models.JSONField(default=list, blank=True, editable=False)  # [[category, campaign day], …]
     created = models.DateTimeField(_("creado"), auto_now_add=True)
 
     objects = CharacterQuerySet.as_manager()
@@ -60,11 +65,21 @@ class Character(models.Model):
                                    name="character_heal_wounds_range"),
             models.CheckConstraint(condition=Q(weight_kg__gte=WEIGHT_RANGE[0], weight_kg__lte=WEIGHT_RANGE[1]),
                                    name="character_weight_range"),
+            models.CheckConstraint(condition=Q(pg__lte=models.F("constitution") * 10), name="character_pg_at_most_max"),
         ]
 
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args, **kwargs) -> None:
+        if self._state.adding and not self.pg:
+            self.pg = self.max_pg  # a new character is unhurt; from then on only rules.actions changes pg
+        super().save(*args, **kwargs)
+
     @property
     def max_pg(self) -> int:
         return engine.max_pg(self.constitution)
+
+    @property
+    def dead(self) -> bool:
+        return self.died_at is not None

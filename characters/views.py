@@ -6,6 +6,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns.models import Invitation
 from campaigns.views import get_campaign_for_gm
+from rules import actions
 
 from .forms import CharacterForm
 from .models import Character
@@ -42,7 +43,7 @@ def character_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         character = form.save(commit=False)
         character.campaign = campaign
-        character.save()
+        actions.save_character(character, by=request.user)
         messages.success(request, _("Personaje «%(name)s» creado.") % {"name": character.name})
         return redirect("campaign", campaign.pk)
     return render(
@@ -55,7 +56,7 @@ def character_edit(request: HttpRequest, campaign_id: int, character_id: int) ->
     character = get_character_for_gm(request, campaign_id, character_id)
     form = CharacterForm(request.POST or None, instance=character, campaign=character.campaign)
     if request.method == "POST" and form.is_valid():
-        form.save()
+        actions.save_character(form.save(commit=False), by=request.user)
         messages.success(request, _("Personaje «%(name)s» guardado.") % {"name": character.name})
         return redirect("campaign", campaign_id)
     return render(

@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "servestatic.runserver_nostatic",
     "django.contrib.staticfiles",
+    "django.contrib.postgres",
     "django_htmx",
     "campaigns",
     "characters",

@@ -2,6 +2,7 @@
 
     python scripts/dev.py run    # .data/ keeps the embedded database between runs
     python scripts/dev.py test   # a throw-away embedded database; extra arguments go to pytest
+    python scripts/dev.py bench bench/advance.py [args]   # a benchmark script, database as for test
 """
 
 from __future__ import annotations
@@ -75,23 +76,33 @@ def run() -> int:
                 server.kill()
 
 
-def test(pytest_args: list[str]) -> int:
+def throw_away_database() -> None:
     if not os.environ.get("DATABASE_URL"):
         pgdata = Path(tempfile.mkdtemp(prefix="twelveplus-test-")) / "pg"
         os.environ["DATABASE_URL"] = embedded_database_url(pgdata, throw_away=True)
         print(f"Using a throw-away embedded PostgreSQL in {pgdata}")
+
+
+def test(pytest_args: list[str]) -> int:
+    throw_away_database()
     return subprocess.run([PYTHON, "-m", "pytest", *pytest_args], cwd=ROOT).returncode
+
+
+def bench(args: list[str]) -> int:
+    throw_away_database()
+    return subprocess.run([PYTHON, *args], cwd=ROOT).returncode
 
 
 def main() -> int:
     # SIGTERM should stop the embedded server too, which happens at exit (atexit), not on a bare kill.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-    if len(sys.argv) < 2 or sys.argv[1] not in {"run", "test"}:
+    commands = {"run": lambda args: run(), "test": test, "bench": bench}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__)
         return 2
     try:
-        return run() if sys.argv[1] == "run" else test(sys.argv[2:])
+        return commands[sys.argv[1]](sys.argv[2:])
     except KeyboardInterrupt:
         return 130
 

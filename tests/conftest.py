@@ -3,6 +3,7 @@ from dataclasses import dataclass
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
+from django.utils import translation
 
 from campaigns.models import Campaign, Invitation, Membership
 from characters.models import Character
@@ -59,3 +60,11 @@ def client_for(user) -> Client:
 def fast_password_hashing(settings):
     # The real hasher takes ~0.3 s per password on purpose; tests make hundreds of users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def spanish():
+    # A request in English (tests of the language switch) leaves English active on the thread; tests start in Spanish.
+    translation.activate("es")
+    yield
+    translation.deactivate()

@@ -49,7 +49,8 @@ def test_player_reads_the_sheet_on_a_phone_in_english(phone, live_server, demo):
     phone.get_by_role("link", name="La Cripta de Hielo").click()
     phone.get_by_role("link", name="Aldara").click()
     expect(phone.get_by_role("heading", name="Aldara")).to_be_visible()
-    expect(phone.get_by_text("80 / 80")).to_be_visible()
+    aldara = Character.objects.get(name="Aldara")
+    expect(phone.get_by_text(f"{aldara.pg} / 80")).to_be_visible()
     assert phone.evaluate("document.documentElement.scrollWidth") <= 375
     screenshot(phone, "sheet-player-phone")
     phone.get_by_label("Idioma").select_option("en")

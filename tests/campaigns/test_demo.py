@@ -13,6 +13,9 @@ def test_load_demo_twice_neither_fails_nor_duplicates(db):
     assert Character.objects.filter(campaign=campaign).count() == 4
     assert Character.objects.filter(campaign=campaign, player=None).count() == 2  # the NPC and the invited one
     assert Invitation.objects.filter(campaign=campaign).count() == 1
+    borin = Character.objects.get(campaign=campaign, name="Borin")
+    assert borin.pg < borin.max_pg and borin.wounds.filter(treated=True).exists()
+    assert campaign.events.count() == 5 and campaign.clock == 2 * 3600
 
 
 def test_demo_gm_can_log_in_and_open_the_campaign(db, client):

@@ -6,6 +6,8 @@ from django.db import transaction
 
 from campaigns.models import Campaign, Invitation, Membership
 from characters.models import Character
+from rules import actions
+from rules.engine import HOUR
 
 DEMO_CAMPAIGN = "La Cripta de Hielo"
 # username → password; printed by `make run` so that a newcomer can log in at once.
@@ -47,10 +49,21 @@ class Command(BaseCommand):
                 Character(campaign=campaign, name="Hermano Tomás", constitution=5, jump=0, heal_wounds=9,
                           weight_kg=70, notes="PNJ: el curandero del monasterio."),
             ]
-            Character.objects.bulk_create(characters)
-            Invitation.objects.create(campaign=campaign, character=Character.objects.get(campaign=campaign,
-                                                                                           name="Sibila"))
+            for character in characters:
+                character.save()
+            aldara, borin, sibila, tomas = characters
+            Invitation.objects.create(campaign=campaign, character=sibila)
+            self.wound_the_party(campaign, users["narrador"], aldara, borin, sibila, tomas)
             self.stdout.write(f"Demo campaign «{DEMO_CAMPAIGN}» created.")
         self.stdout.write("Demo logins (user / password):")
         for username, password in [*DEMO_USERS.items(), DEMO_ADMIN]:
             self.stdout.write(f"  {username:10} {password}")
+
+    def wound_the_party(self, campaign, gm, aldara, borin, sibila, tomas) -> None:
+        """A first evening in the crypt, through the same actions the GM uses, so the log tells it."""
+        actions.apply_damage(campaign, [borin], "attack", amount=14, by=gm)
+        actions.apply_damage(campaign, [aldara, borin, sibila], "gas", turns=3, by=gm)
+        actions.apply_damage(campaign, [aldara], "fall", height_m=4, difficulty=14,
+                             dice_by_character={aldara.pk: 5}, by=gm)
+        actions.advance_clock(campaign, 2 * HOUR, by=gm)
+        actions.treat_wounds(campaign, borin, tomas, by=gm)

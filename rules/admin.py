@@ -1,0 +1,49 @@
+from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
+
+from .models import Disease, Illness, Wound
+
+
+@admin.register(Disease)
+class DiseaseAdmin(admin.ModelAdmin):
+    list_display = ["name", "category", "penalty", "pg_per_week", "campaign", "builtin", "retired"]
+    list_filter = ["category", "campaign", "retired", "builtin"]
+    search_fields = ["name", "campaign__name"]
+    actions = ["retire"]
+
+    @admin.action(description=_("Retirar las enfermedades seleccionadas"))
+    def retire(self, request, queryset) -> None:
+        queryset.update(retired=True)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # A disease someone has had stays: history points at it. Retire it instead.
+        if obj is not None and (obj.builtin or obj.illnesses.exists()):
+            return False
+        return super().has_delete_permission(request, obj)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Game state changes only through rules.actions; the admin shows it."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Wound)
+class WoundAdmin(ReadOnlyAdmin):
+    list_display = ["character", "kind", "amount", "remaining", "treated", "inflicted_at"]
+    list_filter = ["kind", "treated", "character__campaign"]
+    search_fields = ["character__name"]
+
+
+@admin.register(Illness)
+class IllnessAdmin(ReadOnlyAdmin):
+    list_display = ["character", "disease", "since", "treated", "medicated", "cured_at"]
+    list_filter = ["category", "character__campaign"]
+    search_fields = ["character__name", "disease__name"]

@@ -1,0 +1,131 @@
+"""What the rules engine's state is stored as: diseases, and each character's wounds and illnesses.
+
+Rows mirror `rules.engine.Wound` / `Illness` one to one and keep their order (by id): the engine only ever appends,
+so `rules.state` matches rows to engine objects by position. Only `rules.actions` writes these rows.
+"""
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from rules import engine
+
+
+class WoundKind(models.TextChoices):
+    ATTACK = "attack", _("ataque físico directo")
+    COLLISION = "collision", _("golpes por colisión")
+    FALL = "fall", _("caída desde altura")
+    DROWNING = "drowning", _("asfixia por inmersión")
+    GAS = "gas", _("inhalación de gases nocivos")
+    ILLNESS = "illness", _("enfermedad")
+    EXERTION = "exertion", _("esfuerzo")
+
+
+class Category(models.TextChoices):
+    COMMON = "common", _("común")
+    SERIOUS = "serious", _("grave")
+
+
+class DiseaseQuerySet(models.QuerySet["Disease"]):
+    def available_in(self, campaign) -> "DiseaseQuerySet":
+        """Built-in diseases and this campaign's own, not retired."""
+        return self.filter(Q(campaign=None) | Q(campaign=campaign), retired=False)
+
+
+class Disease(models.Model):
+    name = models.CharField(_("nombre"), max_length=80)
+    category = models.CharField(_("categoría"), max_length=10, choices=Category.choices)
+    penalty = models.SmallIntegerField(_("penalización a todas las tiradas"), help_text=_("Un número entero ≤ 0."))
+    pg_per_week = models.PositiveSmallIntegerField(
+        _("PG perdidos por semana"), null=True, blank=True, help_text=_("Solo enfermedades graves: un número ≥ 1.")
+    )
+    campaign = models.ForeignKey(
+        "campaigns.Campaign",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="diseases",
+        verbose_name=_("campaña"),
+        help_text=_("Vacío: disponible en todas las campañas."),
+    )
+    builtin = models.BooleanField(_("del reglamento"), default=False, editable=False)
+    retired = models.BooleanField(_("retirada"), default=False, help_text=_("Ya no se puede contraer."))
+
+    objects = DiseaseQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("enfermedad")
+        verbose_name_plural = _("enfermedades")
+        ordering = ["category", "name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(penalty__lte=0), name="disease_penalty_not_positive"),
+            models.CheckConstraint(
+                condition=Q(category="common", pg_per_week=None)
+                | Q(category="serious", pg_per_week__isnull=False, pg_per_week__gte=1),
+                name="disease_weekly_loss_matches_category",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        errors = {}
+        if self.penalty is not None and self.penalty > 0:
+            errors["penalty"] = _("La penalización debe ser 0 o negativa.")
+        if self.category == Category.SERIOUS and (self.pg_per_week is None or self.pg_per_week < 1):
+            errors["pg_per_week"] = _("Una enfermedad grave pierde al menos 1 PG por semana.")
+        if self.category == Category.COMMON and self.pg_per_week:
+            errors["pg_per_week"] = _("Una enfermedad común no hace perder PG: deja este campo vacío.")
+        if errors:
+            raise ValidationError(errors)
+
+    def as_illness(self) -> engine.Illness:
+        return engine.Illness(
+            self.category, self.penalty, self.pg_per_week or 0, name=self.name, key=f"disease:{self.pk}"
+        )
+
+
+class Wound(models.Model):
+    character = models.ForeignKey("characters.Character", on_delete=models.CASCADE, related_name="wounds")
+    kind = models.CharField(_("tipo"), max_length=10, choices=WoundKind.choices)
+    amount = models.PositiveIntegerField(_("PG perdidos"))
+    remaining = models.PositiveIntegerField(_("PG por recuperar"))
+    treated = models.BooleanField(_("tratada con Curar Heridas"), default=False)
+    inflicted_at = models.BigIntegerField(_("momento (s de campaña)"))
+    # For kind "illness": the engine's identity of the illness that caused it ("disease:<id>").
+    illness_key = models.CharField(max_length=40, blank=True, default="")
+
+    class Meta:
+        verbose_name = _("herida")
+        verbose_name_plural = _("heridas")
+        ordering = ["id"]
+        constraints = [models.CheckConstraint(condition=Q(remaining__lte=models.F("amount")),
+                                              name="wound_remaining_at_most_amount")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} −{self.amount}"
+
+
+class Illness(models.Model):
+    """One episode of a disease. The disease's numbers are copied in, so that editing it later rewrites no history."""
+
+    character = models.ForeignKey("characters.Character", on_delete=models.CASCADE, related_name="illnesses")
+    disease = models.ForeignKey(Disease, on_delete=models.PROTECT, related_name="illnesses")
+    category = models.CharField(max_length=10, choices=Category.choices)
+    penalty = models.SmallIntegerField()
+    pg_per_week = models.PositiveSmallIntegerField(default=0)
+    since = models.BigIntegerField(_("enfermo desde (s de campaña)"))
+    treated = models.BooleanField(_("tratada por otro personaje"), default=False)
+    medicated = models.BooleanField(_("con medicamentos"), default=False)
+    cured_at = models.BigIntegerField(_("curada en (s de campaña)"), null=True, blank=True)
+    weeks_charged = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("enfermedad de un personaje")
+        verbose_name_plural = _("enfermedades de los personajes")
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return str(self.disease)

@@ -1,0 +1,75 @@
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.test import Client
+
+from rules import actions
+from rules.models import Disease
+from tests.conftest import World
+
+BUILTIN = {
+    "Resfrío común": ("common", -1, None),
+    "Fiebre": ("common", -2, None),
+    "Gripe": ("common", -2, None),
+    "Peste": ("serious", -2, 1),
+    "Tuberculosis": ("serious", -2, 2),
+}
+
+
+def test_the_five_builtin_diseases_come_from_the_migration(db):
+    rows = {d.name: (d.category, d.penalty, d.pg_per_week) for d in Disease.objects.filter(builtin=True)}
+    assert rows == BUILTIN
+
+
+@pytest.mark.parametrize(
+    "fields, field",
+    [
+        ({"category": "serious", "penalty": -1, "pg_per_week": None}, "pg_per_week"),
+        ({"category": "serious", "penalty": -1, "pg_per_week": 0}, "pg_per_week"),
+        ({"category": "common", "penalty": -1, "pg_per_week": 2}, "pg_per_week"),
+        ({"category": "common", "penalty": 1, "pg_per_week": None}, "penalty"),
+    ],
+)
+def test_disease_validation(db, fields, field):
+    disease = Disease(name="Rara", **fields)
+    with pytest.raises(ValidationError) as error:
+        disease.full_clean()
+    assert field in error.value.message_dict
+    with pytest.raises(IntegrityError), transaction.atomic():
+        disease.save()  # the database refuses it too
+
+
+@pytest.fixture
+def admin_client_(db) -> Client:
+    admin = get_user_model().objects.create_superuser("root", password="pw")
+    client = Client()
+    client.force_login(admin)
+    return client
+
+
+def test_admin_lists_searches_and_filters(admin_client_):
+    assert "Tuberculosis" in admin_client_.get("/admin/rules/disease/?q=tuber").content.decode()
+    page = admin_client_.get("/admin/rules/disease/?category__exact=serious").content.decode()
+    assert "Peste" in page and "Gripe" not in page
+
+
+def test_admin_refuses_a_serious_disease_without_weekly_loss(admin_client_):
+    response = admin_client_.post("/admin/rules/disease/add/", {"name": "Cólera", "category": "serious",
+                                                                 "penalty": "-3", "pg_per_week": ""})
+    assert response.status_code == 200 and "al menos 1 PG" in response.content.decode()
+    assert not Disease.objects.filter(name="Cólera").exists()
+
+
+def test_a_disease_in_use_cannot_be_deleted_but_can_be_retired(world: World, admin_client_):
+    custom = Disease.objects.create(name="Fiebre del hielo", category="serious", penalty=-1, pg_per_week=1,
+                                    campaign=world.campaign_a)
+    # 1d12 + CON 8 against 12: a 1 makes 9 and Aldara falls ill.
+    actions.expose(world.campaign_a, [world.char_a1], custom, dice_by_character={world.char_a1.pk: 1}, by=world.gm_a)
+    assert custom.illnesses.exists()
+    response = admin_client_.post(f"/admin/rules/disease/{custom.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 403
+    assert Disease.objects.filter(pk=custom.pk).exists()
+    admin_client_.post("/admin/rules/disease/", {"action": "retire", "_selected_action": [custom.pk]})
+    custom.refresh_from_db()
+    assert custom.retired
