@@ -9,8 +9,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
+from characters.cards import cards_for
+
 from .forms import CampaignForm, SignupForm
 from .models import Campaign, Invitation, Membership
+from .table import table_context
 
 
 def get_campaign_for_user(request: HttpRequest, campaign_id: int) -> Campaign:
@@ -47,15 +50,11 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
 def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = get_campaign_for_user(request, campaign_id)
     if campaign.is_gm(request.user):
-        characters = campaign.characters.select_related("player")
-        invitations = campaign.invitations.filter(claimed_by=None).select_related("character")
-        return render(
-            request,
-            "campaign.html",
-            {"campaign": campaign, "characters": characters, "invitations": invitations},
-        )
-    characters = campaign.characters.filter(player=request.user)
-    return render(request, "campaign_player.html", {"campaign": campaign, "characters": characters})
+        context = table_context(campaign)
+        context["invitations"] = campaign.invitations.filter(claimed_by=None).select_related("character")
+        return render(request, "campaign.html", context)
+    cards = cards_for(campaign, campaign.characters.filter(player=request.user))
+    return render(request, "campaign_player.html", {"campaign": campaign, "cards": cards, "read_only": True})
 
 
 @login_not_required

@@ -4,12 +4,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from campaigns.log import entry_for
 from campaigns.models import Invitation
 from campaigns.views import get_campaign_for_gm
 from rules import actions
 
+from .cards import cards_for
 from .forms import CharacterForm
 from .models import Character
+
+SHEET_LOG_LENGTH = 15
 
 
 def get_character_for_user(request: HttpRequest, campaign_id: int, character_id: int) -> Character:
@@ -30,9 +34,13 @@ def get_character_for_gm(request: HttpRequest, campaign_id: int, character_id: i
 def character_sheet(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
     character = get_character_for_user(request, campaign_id, character_id)
     campaign = character.campaign
+    [card] = cards_for(campaign, [character])
+    events = campaign.events.filter(characters__contains=[character.pk]).order_by("-id")[:SHEET_LOG_LENGTH]
+    log = [entry_for(event, {character.pk: character.name}, only=character.pk) for event in events]
     return render(
         request, "character_sheet.html",
-        {"campaign": campaign, "character": character, "is_gm": campaign.is_gm(request.user)},
+        {"campaign": campaign, "character": character, "card": card, "health": card.health, "log": log,
+         "is_gm": campaign.is_gm(request.user), "read_only": True},
     )
 
 

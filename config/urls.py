@@ -4,8 +4,10 @@ from django.contrib.auth.decorators import login_not_required
 from django.urls import path
 from django.views.i18n import set_language
 
+from campaigns import disease_views
 from campaigns import views as campaign_views
 from characters import views as character_views
+from rules import views as rules_views
 
 urlpatterns = [
     path("", campaign_views.home, name="home"),
@@ -24,6 +26,14 @@ urlpatterns = [
          name="character_delete"),
     path("campaigns/<int:campaign_id>/characters/<int:character_id>/invite/", character_views.character_invite,
          name="character_invite"),
+    path("campaigns/<int:campaign_id>/act/<slug:action>/", rules_views.act, name="act"),
+    path("campaigns/<int:campaign_id>/undo/", rules_views.undo, name="undo"),
+    path("campaigns/<int:campaign_id>/diseases/", disease_views.disease_list, name="diseases"),
+    path("campaigns/<int:campaign_id>/diseases/new/", disease_views.disease_create, name="disease_create"),
+    path("campaigns/<int:campaign_id>/diseases/<int:disease_id>/edit/", disease_views.disease_edit,
+         name="disease_edit"),
+    path("campaigns/<int:campaign_id>/diseases/<int:disease_id>/retire/", disease_views.disease_retire,
+         name="disease_retire"),
     path("invite/<str:token>/", campaign_views.invitation, name="invitation"),
     path("admin/", admin.site.urls),
 ]

@@ -615,3 +615,20 @@ def treat_illness(health: Health, which: int | str) -> Health:
 
 def medicate(health: Health, which: int | str) -> Health:
     return _care(health, which, "medicated")
+
+
+def healing_time(health: Health, kind: str) -> int | None:
+    """Campaign seconds of rest until the pool of this kind has fully recovered, if nothing else happens.
+
+    0 when nothing of that kind is outstanding; None when some of it cannot recover yet (an illness not yet cured) or
+    the character is dead.
+    """
+    _kind(kind)
+    outstanding = [wound for wound in health.wounds if wound.kind == kind and wound.amount > 0]
+    if not outstanding:
+        return 0
+    pool = _pool(health.wounds, health.illnesses, kind)
+    if health.dead or len(pool) < len(outstanding):
+        return None
+    total = sum(health.wounds[index].amount * recovery_interval(kind, health.wounds[index].treated) for index in pool)
+    return max(total - health.progress_of(kind), 0)

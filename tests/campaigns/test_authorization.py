@@ -5,6 +5,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from campaigns.models import Invitation
 from characters.models import Character
+from rules.models import Disease
 from tests.conftest import World, client_for
 
 PERSONAS = ["gm_a", "player_a", "player_a2", "gm_b", "outsider", "anonymous"]
@@ -15,6 +16,10 @@ def everyone(status: int, anonymous: int = LOGIN) -> dict[str, int]:
 
 def only(allowed: dict[str, int], others: int = 404) -> dict[str, int]:
     return {**dict.fromkeys(PERSONAS, others), "anonymous": LOGIN, **allowed}
+
+def own_disease(w) -> int:
+    return Disease.objects.create(name="Propia", category="common", penalty=-1, campaign=w.campaign_a).pk
+
 
 # route name → (method, kwargs from the world, expected status per persona)
 MATRIX = {
@@ -35,6 +40,14 @@ MATRIX = {
                          only({"gm_a": 200})),
     "character_invite": ("post", lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},
                          only({"gm_a": 302})),
+    "act": ("get", lambda w: {"campaign_id": w.campaign_a.pk, "action": "damage"}, only({"gm_a": 200})),
+    "undo": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 302})),
+    "diseases": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    "disease_create": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    "disease_edit": ("get", lambda w: {"campaign_id": w.campaign_a.pk, "disease_id": own_disease(w)},
+                     only({"gm_a": 200})),
+    "disease_retire": ("post", lambda w: {"campaign_id": w.campaign_a.pk, "disease_id": own_disease(w)},
+                       only({"gm_a": 302})),
     # The token is the capability: any signed-in user who has the link may open it.
     "invitation": ("get", lambda w: {"token": w.invite_a.token}, everyone(200)),
 }

@@ -668,3 +668,17 @@ def test_health_accepts_lists_and_normalises_progress():
     )
     with pytest.raises(dataclasses.FrozenInstanceError):
         health.now = 3
+
+
+def test_healing_time_per_pool():
+    from rules.engine import healing_time
+
+    health = Health(8, [Wound("attack", 3), Wound("gas", 2, treated=True)])
+    assert healing_time(health, "attack") == 3 * DAY
+    assert healing_time(health, "gas") == 2 * 1800
+    assert healing_time(health, "fall") == 0
+    later = advance(health, DAY + 5)
+    assert healing_time(later, "attack") == 2 * DAY - 5
+    ill = Health(8, [Wound("illness", 2, inflicted_at=WEEK, illness_key="peste")],
+                 [Illness("serious", -2, 1, name="Peste", key="peste", since=0)], now=WEEK)
+    assert healing_time(ill, "illness") is None

@@ -1,0 +1,99 @@
+"""What a character card shows, worked out once from the stored rows: PG, penalty band, penalties in words, wounds
+by kind with their healing time, illnesses. A few queries for a whole campaign, whatever its size."""
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+
+from campaigns.models import Campaign
+from characters.models import Character
+from rules import engine, state
+from rules.models import Illness, Wound, WoundKind
+
+# The rows of RULES.md section 4, from healthy to dead: the card's colour.
+BANDS = ((11, "ok"), (9, "band-10"), (7, "band-8"), (5, "band-6"), (3, "band-4"), (1, "band-2"))
+
+
+@dataclass
+class WoundLine:
+    kind: str
+    label: str
+    outstanding: int
+    healing_time: int | None  # seconds of rest; None: waits for a cure (or dead)
+    treated: bool
+
+
+@dataclass
+class IllnessLine:
+    row: Illness
+    illness: engine.Illness
+
+
+@dataclass
+class Card:
+    character: Character
+    health: engine.Health
+    band: str
+    penalty_text: list[str]
+    wounds: list[WoundLine]
+    illnesses: list[IllnessLine]
+
+    @property
+    def sick(self) -> list[IllnessLine]:
+        return [line for line in self.illnesses if not line.illness.cured]
+
+
+def band_of(health: engine.Health) -> str:
+    if health.dead:
+        return "dead"
+    return next(name for floor, name in BANDS if health.pg >= floor)
+
+
+def penalty_words(health: engine.Health) -> list[str]:
+    if health.dead:
+        return [_("Muerto.")]
+    penalties = health.penalties
+    words = []
+    if penalties.physical == penalties.other and penalties.other:
+        words.append(_("%(n)s a todas las tiradas") % {"n": signed(penalties.other)})
+    else:
+        if penalties.physical:
+            words.append(_("%(n)s a tiradas físicas") % {"n": signed(penalties.physical)})
+        if penalties.other:
+            words.append(_("%(n)s a las demás tiradas") % {"n": signed(penalties.other)})
+    return words
+
+
+def signed(number: int) -> str:
+    return f"−{-number}" if number < 0 else f"+{number}"
+
+
+def card_for(character: Character, wounds: list[Wound], illnesses: list[Illness], clock: int) -> Card:
+    health = state.health_of(character, wounds, illnesses, clock)
+    outstanding: dict[str, int] = defaultdict(int)
+    treated: dict[str, bool] = defaultdict(bool)
+    for wound in health.wounds:
+        if wound.amount:
+            outstanding[wound.kind] += wound.amount
+            treated[wound.kind] |= wound.treated
+    labels = dict(WoundKind.choices)
+    wound_lines = [
+        WoundLine(kind, str(labels[kind]), outstanding[kind], engine.healing_time(health, kind), treated[kind])
+        for kind in engine.KINDS if outstanding[kind]
+    ]
+    illness_lines = [IllnessLine(row, illness) for row, illness in zip(illnesses, health.illnesses, strict=True)]
+    return Card(character, health, band_of(health), penalty_words(health), wound_lines, illness_lines)
+
+
+def cards_for(campaign: Campaign, characters=None) -> list[Card]:
+    """Cards for the campaign's characters (or the given queryset of them), in three queries."""
+    characters = list(characters if characters is not None else campaign.characters.select_related("player"))
+    ids = [c.pk for c in characters]
+    wounds: dict[int, list[Wound]] = defaultdict(list)
+    for wound in Wound.objects.filter(character_id__in=ids).order_by("id"):
+        wounds[wound.character_id].append(wound)
+    illnesses: dict[int, list[Illness]] = defaultdict(list)
+    for illness in Illness.objects.filter(character_id__in=ids).select_related("disease").order_by("id"):
+        illnesses[illness.character_id].append(illness)
+    return [card_for(c, wounds[c.pk], illnesses[c.pk], campaign.clock) for c in characters]
