@@ -3,15 +3,16 @@
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from campaigns.clock import format_clock, format_duration
 from campaigns.models import Event
 from rules.models import WoundKind
 
 CHECK_NAMES = {
-    "fall": (_("caída"), _("Saltar")),
-    "resistance": (_("resistencia"), _("CON")),
-    "exertion": (_("esfuerzo"), _("CON")),
+    "fall": (gettext_lazy("caída"), gettext_lazy("Saltar")),
+    "resistance": (gettext_lazy("resistencia"), gettext_lazy("CON")),
+    "exertion": (gettext_lazy("esfuerzo"), gettext_lazy("CON")),
 }
 
 
@@ -89,7 +90,11 @@ def entry_for(event: Event, names: dict[int, str], only: int | None = None) -> E
         if lost:
             lines.append(_("Pierde %(pg)s PG") % {"pg": lost})
     elif event.action == "undo":
-        title = _("Deshecho: evento n.º %(number)s") % {"number": details["event"]}
+        undone = details.get("undone", {})
+        what = entry_for(Event(action=details["action"], details=undone.get("details", {}),
+                               characters=undone.get("characters", []), clock_before=event.clock_before),
+                         names, only).title
+        title = _("Deshecho: %(what)s") % {"what": what}
     else:
         title = event.action
     return Entry(event, format_clock(event.clock_before), title, lines)

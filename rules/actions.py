@@ -415,7 +415,9 @@ def undo(campaign: Campaign | int, *, by) -> Outcome:
         results.append((loaded, replace(before, constitution=loaded.character.constitution)))
     event.undone, event.undone_at, event.undone_by = True, timezone.now(), by if by and by.is_authenticated else None
     event.save(update_fields=["undone", "undone_at", "undone_by"])
-    details = {"event": event.pk, "action": event.action}
+    # What was undone travels with the undo, so the log can name it ("Undone: exposure to the plague").
+    details = {"event": event.pk, "action": event.action, "undone": {"details": event.details,
+                                                                     "characters": event.characters}}
     return _finish(campaign, "undo", by, results, details, clock_after=event.clock_before)
 
 

@@ -35,6 +35,7 @@ class CampaignForm(forms.Form):
     """A form bound to one campaign: character choices never leave it (another campaign's ids are invalid)."""
 
     def __init__(self, *args, campaign, dice_for=None, **kwargs) -> None:
+        kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
         self.campaign = campaign
         self.dice_for = dice_for  # whose typed dice to ask for (a card's character); None: everyone's

@@ -27,7 +27,23 @@ class Category(models.TextChoices):
     SERIOUS = "serious", _("grave")
 
 
+# RULES.md section 5: name, category, penalty, PG per week. Added by migration rules.0002; `ensure_builtin` puts
+# them back where a database was emptied without migrating (e.g. after a transactional test's flush).
+BUILTIN_DISEASES = [
+    ("Resfrío común", "common", -1, None),
+    ("Fiebre", "common", -2, None),
+    ("Gripe", "common", -2, None),
+    ("Peste", "serious", -2, 1),
+    ("Tuberculosis", "serious", -2, 2),
+]
+
+
 class DiseaseQuerySet(models.QuerySet["Disease"]):
+    def ensure_builtin(self) -> None:
+        for name, category, penalty, pg_per_week in BUILTIN_DISEASES:
+            self.get_or_create(name=name, campaign=None, builtin=True,
+                               defaults={"category": category, "penalty": penalty, "pg_per_week": pg_per_week})
+
     def available_in(self, campaign) -> "DiseaseQuerySet":
         """Built-in diseases and this campaign's own, not retired."""
         return self.filter(Q(campaign=None) | Q(campaign=campaign), retired=False)

@@ -3,6 +3,7 @@
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import reswap, retarget
 
@@ -23,13 +24,13 @@ ACTIONS: dict[str, tuple[type[forms.CampaignForm], bool]] = {
 }
 
 TITLES = {
-    "damage": _("Aplicar daño"),
-    "expose": _("Exponer a una enfermedad"),
-    "advance": _("Avanzar el reloj"),
-    "treat_wounds": _("Tratar heridas"),
-    "treat_illness": _("Tratar una enfermedad"),
-    "medicate": _("Dar medicamentos"),
-    "exertion": _("Tirada de esfuerzo"),
+    "damage": gettext_lazy("Aplicar daño"),
+    "expose": gettext_lazy("Exponer a una enfermedad"),
+    "advance": gettext_lazy("Avanzar el reloj"),
+    "treat_wounds": gettext_lazy("Tratar heridas"),
+    "treat_illness": gettext_lazy("Tratar una enfermedad"),
+    "medicate": gettext_lazy("Dar medicamentos"),
+    "exertion": gettext_lazy("Tirada de esfuerzo"),
 }
 
 

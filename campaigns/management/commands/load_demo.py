@@ -8,6 +8,7 @@ from campaigns.models import Campaign, Invitation, Membership
 from characters.models import Character
 from rules import actions
 from rules.engine import HOUR
+from rules.models import Disease
 
 DEMO_CAMPAIGN = "La Cripta de Hielo"
 # username → password; printed by `make run` so that a newcomer can log in at once.
@@ -20,6 +21,7 @@ class Command(BaseCommand):
 
     @transaction.atomic
     def handle(self, *args, **options) -> None:
+        Disease.objects.ensure_builtin()
         User = get_user_model()
         users = {}
         for username, password in DEMO_USERS.items():
