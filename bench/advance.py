@@ -81,6 +81,8 @@ def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
+    # Its own database, so a test run on the same server does not get in the way.
+    connection.settings_dict["TEST"]["NAME"] = f"bench_{connection.settings_dict['NAME']}"
     sizes = [int(arg) for arg in sys.argv[1:]] or [100, 500, 2000]
     test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:

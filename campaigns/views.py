@@ -2,8 +2,9 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_not_required
+from django.core.handlers.asgi import ASGIRequest
 from django.db import transaction
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -11,6 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from characters.cards import cards_for
 
+from . import live
 from .forms import CampaignForm, SignupForm
 from .models import Campaign, Invitation, Membership
 from .table import table_context
@@ -55,6 +57,23 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
         return render(request, "campaign.html", context)
     cards = cards_for(campaign, campaign.characters.filter(player=request.user))
     return render(request, "campaign_player.html", {"campaign": campaign, "cards": cards, "read_only": True})
+
+
+async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The campaign's live Server-Sent Events stream for this user's audience (the GM, or one player)."""
+    user = await request.auser()
+    campaign = await Campaign.objects.for_user(user).filter(pk=campaign_id).afirst()
+    if campaign is None:
+        raise Http404
+    if not isinstance(request, ASGIRequest):
+        # Under WSGI (runserver, the test live server) a stream would hold a whole thread forever: no live updates
+        # there, and 204 tells the browser's EventSource not to retry. `make run` and Docker serve ASGI.
+        return HttpResponse(status=204)
+    audience = live.Audience(campaign.pk, None if campaign.gm_id == user.pk else user.pk)
+    response = StreamingHttpResponse(live.stream(audience), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
 
 
 @login_not_required

@@ -72,11 +72,11 @@ def signed(number: int) -> str:
 def card_for(character: Character, wounds: list[Wound], illnesses: list[Illness], clock: int) -> Card:
     health = state.health_of(character, wounds, illnesses, clock)
     outstanding: dict[str, int] = defaultdict(int)
-    treated: dict[str, bool] = defaultdict(bool)
+    treated: dict[str, bool] = defaultdict(lambda: True)  # "treated" only when every outstanding wound of it is
     for wound in health.wounds:
         if wound.amount:
             outstanding[wound.kind] += wound.amount
-            treated[wound.kind] |= wound.treated
+            treated[wound.kind] &= wound.treated
     labels = dict(WoundKind.choices)
     wound_lines = [
         WoundLine(kind, str(labels[kind]), outstanding[kind], engine.healing_time(health, kind), treated[kind])

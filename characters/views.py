@@ -16,6 +16,12 @@ from .models import Character
 SHEET_LOG_LENGTH = 15
 
 
+def sheet_log(campaign, character: Character) -> list:
+    """The latest events about one character, only the lines about them."""
+    events = campaign.events.filter(characters__contains=[character.pk]).order_by("-id")[:SHEET_LOG_LENGTH]
+    return [entry_for(event, {character.pk: character.name}, only=character.pk) for event in events]
+
+
 def get_character_for_user(request: HttpRequest, campaign_id: int, character_id: int) -> Character:
     return get_object_or_404(
         Character.objects.visible_to(request.user).select_related("campaign", "player"),
@@ -35,8 +41,7 @@ def character_sheet(request: HttpRequest, campaign_id: int, character_id: int) -
     character = get_character_for_user(request, campaign_id, character_id)
     campaign = character.campaign
     [card] = cards_for(campaign, [character])
-    events = campaign.events.filter(characters__contains=[character.pk]).order_by("-id")[:SHEET_LOG_LENGTH]
-    log = [entry_for(event, {character.pk: character.name}, only=character.pk) for event in events]
+    log = sheet_log(campaign, character)
     return render(
         request, "character_sheet.html",
         {"campaign": campaign, "character": character, "card": card, "health": card.health, "log": log,

@@ -17,6 +17,7 @@ urlpatterns = [
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     path("campaigns/new/", campaign_views.campaign_create, name="campaign_create"),
     path("campaigns/<int:campaign_id>/", campaign_views.campaign_detail, name="campaign"),
+    path("campaigns/<int:campaign_id>/stream/", campaign_views.campaign_stream, name="campaign_stream"),
     path("campaigns/<int:campaign_id>/characters/new/", character_views.character_create, name="character_create"),
     path("campaigns/<int:campaign_id>/characters/<int:character_id>/", character_views.character_sheet,
          name="character"),

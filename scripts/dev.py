@@ -61,7 +61,9 @@ def run() -> int:
     host, port = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
     print(f"\nServing on http://{host}:{port}/  (Ctrl-C stops it)\n", flush=True)
     server = subprocess.Popen(
-        [PYTHON, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", port, "--no-access-log"],
+        [PYTHON, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", port, "--no-access-log",
+         # open live streams never end by themselves: give them a moment, then stop
+         "--timeout-graceful-shutdown", "3"],
         cwd=ROOT,
     )
     try:

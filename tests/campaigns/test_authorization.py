@@ -31,6 +31,10 @@ MATRIX = {
     "campaign_create": ("get", lambda w: {}, everyone(200)),
     "campaign": ("get", lambda w: {"campaign_id": w.campaign_a.pk},
                  only({"gm_a": 200, "player_a": 200, "player_a2": 200})),
+    # Who may open the stream; the test client is WSGI, where the stream answers 204 (no live updates under WSGI).
+    # Its content is tested against a real ASGI server in tests/campaigns/test_live.py.
+    "campaign_stream": ("get", lambda w: {"campaign_id": w.campaign_a.pk},
+                        only({"gm_a": 204, "player_a": 204, "player_a2": 204})),
     "character_create": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "character": ("get", lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},
                   only({"gm_a": 200, "player_a": 200})),

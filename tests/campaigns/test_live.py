@@ -1,0 +1,150 @@
+"""Live updates through real server processes, real LISTEN/NOTIFY and real SSE clients."""
+
+import re
+import threading
+import time
+
+import httpx
+import pytest
+from django.db import connection
+from django.test import Client
+from httpx_sse import connect_sse
+
+from characters.models import Character
+from rules import actions
+from tests.conftest import World
+from tests.servers import asgi_server
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def server():
+    with asgi_server() as base:
+        yield base
+
+
+def session_cookies(user) -> dict[str, str]:
+    client = Client()
+    client.force_login(user)
+    return {"sessionid": client.cookies["sessionid"].value}
+
+
+class Listener:
+    """An SSE client on its own thread; events land in a queue so a test can wait for them with a deadline."""
+
+    def __init__(self, base: str, path: str, user) -> None:
+        self.received: list[tuple[str, str]] = []
+        self.raw: list[str] = []
+        self.client = httpx.Client(base_url=base, cookies=session_cookies(user), timeout=httpx.Timeout(5, read=60))
+        self.thread = threading.Thread(target=self.run, args=(path,), daemon=True)
+        self.thread.start()
+
+    def run(self, path: str) -> None:
+        try:
+            with connect_sse(self.client, "GET", path) as source:
+                self.status = source.response.status_code
+                for event in source.iter_sse():
+                    self.raw.append(event.event + "\n" + event.data)
+                    self.received.append((event.event, event.data))
+        except Exception as error:  # closed by the test, or the server went away
+            self.received.append(("error", str(error)))
+
+    def wait_for(self, name: str, contains: str = "", timeout: float = 15) -> str:
+        """Wait until some event received so far (or later) has this name and contains this text."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for event, data in list(self.received):
+                if event == name and contains in data:
+                    return data
+            time.sleep(0.05)
+        raise AssertionError(f"no {name!r} event containing {contains!r} within {timeout}s; got {self.raw[-5:]}")
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def pg_text(pg: int, max_pg: int) -> str:
+    return f'<strong class="pg-value">{pg}</strong> / {max_pg}'
+
+
+def stream_path(world: World) -> str:
+    return f"/campaigns/{world.campaign_a.pk}/stream/"
+
+
+def test_a_change_reaches_a_connected_client(world: World, server):
+    gm = Listener(server, stream_path(world), world.gm_a)
+    try:
+        gm.wait_for(f"card-{world.char_a1.pk}", pg_text(80, 80))  # the current state comes first
+        gm.wait_for("clock", "Día 1, 00:00")
+        actions.apply_damage(world.campaign_a, [world.char_a1], "attack", amount=12, by=world.gm_a)
+        gm.wait_for(f"card-{world.char_a1.pk}", pg_text(68, 80))
+        gm.wait_for("log", "Aldara pierde 12 PG")
+        actions.advance_clock(world.campaign_a, 86400, by=world.gm_a)
+        gm.wait_for("clock", "Día 2, 00:00")
+    finally:
+        gm.close()
+
+
+def test_a_post_to_one_process_reaches_a_client_of_another(world: World):
+    with asgi_server() as first, asgi_server() as second:
+        player = Listener(second, stream_path(world), world.player_a)
+        try:
+            player.wait_for(f"sheet-{world.char_a1.pk}", pg_text(80, 80))
+            with httpx.Client(base_url=first, cookies=session_cookies(world.gm_a)) as gm:
+                page = gm.get(f"/campaigns/{world.campaign_a.pk}/")
+                token = re.search(r'"X-CSRFToken": "([^"]+)"', page.text).group(1)
+                response = gm.post(
+                    f"/campaigns/{world.campaign_a.pk}/act/damage/",
+                    data={"kind": "gas", "turns": "5", "characters": world.char_a1.pk},
+                    headers={"X-CSRFToken": token, "HX-Request": "true", "Referer": first + "/"},
+                )
+                assert response.status_code == 200
+            player.wait_for(f"sheet-{world.char_a1.pk}", pg_text(75, 80))
+        finally:
+            player.close()
+
+
+def test_a_player_stream_carries_only_their_own_character(world: World, server):
+    player = Listener(server, stream_path(world), world.player_a)
+    try:
+        player.wait_for(f"sheet-{world.char_a1.pk}", pg_text(80, 80))
+        actions.apply_damage(world.campaign_a, [world.char_a1, world.char_a2, world.npc_a], "attack", amount=3,
+                             by=world.gm_a)
+        player.wait_for(f"sheet-{world.char_a1.pk}", pg_text(77, 80))
+        time.sleep(0.5)  # anything else sent for this change has arrived by now
+        everything = "\n".join(player.raw)
+        others = (world.char_a2, world.npc_a)
+        assert not any(f"card-{c.pk}" in everything or f"sheet-{c.pk}" in everything for c in others)
+        assert "Borin" not in everything and "Tomás" not in everything and "/act/" not in everything
+        assert "event: log" not in everything and not any(r.startswith("log\n") for r in player.raw)
+    finally:
+        player.close()
+
+
+def test_outsiders_cannot_open_the_stream(world: World, server):
+    for user in (world.gm_b, world.outsider):
+        with httpx.Client(base_url=server, cookies=session_cookies(user)) as client:
+            assert client.get(stream_path(world)).status_code == 404
+    with httpx.Client(base_url=server) as anonymous:
+        assert anonymous.get(stream_path(world)).status_code == 302
+
+
+def test_the_stream_recovers_when_the_listener_connection_is_killed(world: World, server):
+    gm = Listener(server, stream_path(world), world.gm_a)
+    try:
+        gm.wait_for(f"card-{world.char_a1.pk}", pg_text(80, 80))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE query ILIKE 'LISTEN %%' AND pid <> pg_backend_pid()"
+            )
+            assert cursor.fetchone()[0] >= 1
+        # A change made while the listener is down is not lost: the reconnect resends the current state.
+        actions.apply_damage(world.campaign_a, [world.char_a1], "attack", amount=5, by=world.gm_a)
+        gm.wait_for(f"card-{world.char_a1.pk}", pg_text(75, 80), timeout=20)
+        actions.apply_damage(world.campaign_a, [world.char_a1], "attack", amount=5, by=world.gm_a)
+        gm.wait_for(f"card-{world.char_a1.pk}", pg_text(70, 80), timeout=20)
+    finally:
+        gm.close()
+    assert Character.objects.get(pk=world.char_a1.pk).pg == 70

@@ -1,0 +1,61 @@
+"""Real server processes for the tests that need one: uvicorn serving config.asgi on the test database."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def database_url() -> str:
+    """The test database as a URL, for a server process started from a test."""
+    s = connection.settings_dict
+    host = quote(s["HOST"] or "", safe="")
+    auth = quote(s["USER"] or "", safe="") + (":" + quote(s["PASSWORD"], safe="") if s["PASSWORD"] else "")
+    port = f":{s['PORT']}" if s["PORT"] else ""
+    return f"postgresql://{auth}@{host}{port}/{s['NAME']}"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def asgi_server():
+    """Start `uvicorn config.asgi:application` on a free port; yield its base URL; stop it."""
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "1", "DJANGO_ALLOW_ASYNC_UNSAFE": ""}
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
+         "--no-access-log", "--log-level", "warning", "--timeout-graceful-shutdown", "1"],
+        cwd=ROOT, env=env,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"{base}/accounts/login/", timeout=2)
+                break
+            except httpx.TransportError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the test server did not start") from None
+                time.sleep(0.2)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
