@@ -8,6 +8,7 @@ RSS. Run: make bench-live (a throw-away embedded database; or set DATABASE_URL).
 """
 
 import asyncio
+import logging
 import os
 import random
 import re
@@ -23,6 +24,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 import django  # noqa: E402
 
 django.setup()
+logging.getLogger("httpx").setLevel(logging.WARNING)
 
 import httpx  # noqa: E402
 import psycopg  # noqa: E402
@@ -50,8 +52,8 @@ def start(app: str, env: dict) -> tuple[subprocess.Popen, str]:
     base = f"http://127.0.0.1:{port}"
     for _ in range(150):
         try:
-            httpx.get(base + "/accounts/login/", timeout=1)
-            return process, base
+            with httpx.stream("GET", base + "/accounts/login/", timeout=2):
+                return process, base  # headers are enough: the floor app answers with an endless stream
         except httpx.TransportError:
             time.sleep(0.2)
     raise RuntimeError(f"{app} did not start")
@@ -153,10 +155,9 @@ def plan_for(campaign, gm, players, n: int) -> list[tuple[dict, str]]:
     return [(cookies[i % len(cookies)], path) for i in range(n)]
 
 
-async def app_run(base: str, n: int, setup) -> list[float]:
-    campaign, gm, players, characters = setup
-    watchers, clients, tasks = await open_clients(base, plan_for(campaign, gm, players, n))
-    gm_cookies = session(gm)
+async def app_run(base: str, plan: list, gm_cookies: dict, setup) -> list[float]:
+    campaign, _gm, _players, characters = setup
+    watchers, clients, tasks = await open_clients(base, plan)
     latencies = []
     try:
         for k in range(CHANGES):
@@ -196,23 +197,17 @@ async def open_clients_floor(base: str, n: int):
     return watchers, clients, tasks
 
 
-async def many_campaigns_run(base: str, setups: list) -> list[float]:
-    plan, groups = [], []
-    for setup in setups:
-        campaign, gm, players, _ = setup
-        start = len(plan)
-        plan += plan_for(campaign, gm, players, 6)
-        groups.append(range(start, len(plan)))
+async def many_campaigns_run(base: str, setups: list, plan: list, groups: list, gm_cookies: list) -> list[float]:
     watchers, clients, tasks = await open_clients(base, plan)
     latencies = []
     rng = random.Random(12)
     try:
         for _ in range(CHANGES):
             index = rng.randrange(len(setups))
-            campaign, gm, _players, characters = setups[index]
+            campaign, _gm, _players, characters = setups[index]
             group = [watchers[i] for i in groups[index]]
             count = min(len(w.clocks) for w in group) + 1
-            responded = await gm_post(base, session(gm), campaign, characters)
+            responded = await gm_post(base, gm_cookies[index], campaign, characters)
             latencies.append(max(await wait_all(group, count) - responded, 0.0))
     finally:
         await close_clients(clients, tasks)
@@ -232,13 +227,21 @@ def main() -> None:
           f"{'p99 ratio':>9} | {'app RSS MB':>10}")
     try:
         for n in SIZES:
-            app_latencies = asyncio.run(app_run(app_base, n, setup))
+            # Sessions are made here, outside the event loop: the ORM is sync.
+            plan = plan_for(setup[0], setup[1], setup[2], n)
+            app_latencies = asyncio.run(app_run(app_base, plan, session(setup[1]), setup))
             floor_latencies = asyncio.run(floor_run(floor_base, n, dsn))
             a, f = summary(app_latencies), summary(floor_latencies)
             print(f"{n:>8} | {a[0]:>8.1f} {a[1]:>8.1f} {a[2]:>8.1f} | {f[0]:>9.1f} {f[1]:>8.1f} {f[2]:>8.1f} | "
                   f"{a[1] / f[1]:>9.1f} | {peak_rss_mb(app.pid):>10.0f}", flush=True)
         setups = [make_campaign(n) for n in range(1, 101)]
-        latencies = summary(asyncio.run(many_campaigns_run(app_base, setups)))
+        plan, groups = [], []
+        for campaign, gm, players, _characters in setups:
+            first = len(plan)
+            plan += plan_for(campaign, gm, players, 6)
+            groups.append(range(first, len(plan)))
+        gm_cookies = [session(gm) for _campaign, gm, _players, _characters in setups]
+        latencies = summary(asyncio.run(many_campaigns_run(app_base, setups, plan, groups, gm_cookies)))
         print(f"100 campaigns × 6 clients: p50 {latencies[0]:.1f} ms, p99 {latencies[1]:.1f} ms, "
               f"max {latencies[2]:.1f} ms; app peak RSS {peak_rss_mb(app.pid):.0f} MB")
     finally:

@@ -1,9 +1,10 @@
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_not_required
 from django.core.handlers.asgi import ASGIRequest
-from django.db import transaction
+from django.db import connections, transaction
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -59,6 +60,10 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return render(request, "campaign_player.html", {"campaign": campaign, "cards": cards, "read_only": True})
 
 
+def release_connection() -> None:
+    connections["default"].close()  # with the pool on, this gives the connection back
+
+
 async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The campaign's live Server-Sent Events stream for this user's audience (the GM, or one player)."""
     user = await request.auser()
@@ -70,6 +75,8 @@ async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpRespons
         # there, and 204 tells the browser's EventSource not to retry. `make run` and Docker serve ASGI.
         return HttpResponse(status=204)
     audience = live.Audience(campaign.pk, None if campaign.gm_id == user.pk else user.pk)
+    # A stream lasts as long as the browser stays; its request must not keep a pooled connection all that time.
+    await sync_to_async(release_connection)()
     response = StreamingHttpResponse(live.stream(audience), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
