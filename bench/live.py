@@ -116,7 +116,8 @@ def make_campaign(n: int):
     return campaign, gm, players, characters
 
 
-async def open_clients(base: str, plan: list[tuple[dict, str]]) -> tuple[list[Watcher], list, list]:
+async def open_clients(base: str, plan: list[tuple[dict, str]], initial_state: bool = True):
+    """Open one SSE client per (cookies, path); wait for their first fragment (the app sends the state first)."""
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     clients, watchers, tasks = [], [], []
     for cookies, path in plan:
@@ -126,7 +127,10 @@ async def open_clients(base: str, plan: list[tuple[dict, str]]) -> tuple[list[Wa
         clients.append(client)
         watchers.append(watcher)
         tasks.append(asyncio.create_task(watcher.run(client, path)))
-    await asyncio.wait_for(asyncio.gather(*(w.ready.wait() for w in watchers)), 120)
+    if initial_state:
+        await asyncio.wait_for(asyncio.gather(*(w.ready.wait() for w in watchers)), 120)
+    else:
+        await asyncio.sleep(1.0 + len(plan) / 500)  # the floor sends nothing on connect: give the sockets time
     return watchers, clients, tasks
 
 
@@ -170,7 +174,7 @@ async def app_run(base: str, plan: list, gm_cookies: dict, setup) -> list[float]
 
 
 async def floor_run(base: str, n: int, dsn: str) -> list[float]:
-    watchers, clients, tasks = await open_clients_floor(base, n)
+    watchers, clients, tasks = await open_clients(base, [({}, "/")] * n, initial_state=False)
     latencies = []
     try:
         async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
@@ -182,19 +186,6 @@ async def floor_run(base: str, n: int, dsn: str) -> list[float]:
     finally:
         await close_clients(clients, tasks)
     return latencies
-
-
-async def open_clients_floor(base: str, n: int):
-    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
-    clients, watchers, tasks = [], [], []
-    for _ in range(n):
-        client = httpx.AsyncClient(base_url=base, timeout=httpx.Timeout(10, read=None), limits=limits)
-        watcher = Watcher()
-        clients.append(client)
-        watchers.append(watcher)
-        tasks.append(asyncio.create_task(watcher.run(client, "/")))
-    await asyncio.sleep(1.0 + n / 500)  # the floor sends nothing on connect; give the connections time to open
-    return watchers, clients, tasks
 
 
 async def many_campaigns_run(base: str, setups: list, plan: list, groups: list, gm_cookies: list) -> list[float]:
