@@ -19,10 +19,12 @@ from dataclasses import dataclass, field
 
 import psycopg
 from asgiref.sync import sync_to_async
-from django.db import close_old_connections, connections
+from django.db import connections
 from django.template.loader import render_to_string
 
+from campaigns.log import sheet_log
 from campaigns.models import Campaign
+from campaigns.table import log_entries
 from characters.cards import cards_for
 from characters.models import Character
 from rules.actions import NOTIFY_CHANNEL
@@ -76,21 +78,16 @@ def render_fragments(audience: Audience, character_ids: list[int] | None, everyt
                 parts.append(sse(f"sheet-{card.character.pk}", render_to_string("character_sheet.html#state",
                                                                                  sheet_context(campaign, card))))
         if not read_only:
-            from campaigns.table import log_entries
-
             parts.append(sse("log", render_to_string("campaign.html#log", {"log": log_entries(campaign),
                                                                             "campaign": campaign})))
         return "".join(parts)
     except Campaign.DoesNotExist:
         return ""
     finally:
-        close_old_connections()
         connections["default"].close()  # give the pooled connection back: this runs on a worker thread
 
 
 def sheet_context(campaign: Campaign, card) -> dict:
-    from characters.views import sheet_log
-
     return {"campaign": campaign, "card": card, "health": card.health, "character": card.character,
             "log": sheet_log(campaign, card.character), "read_only": True}
 

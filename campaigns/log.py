@@ -98,3 +98,12 @@ def entry_for(event: Event, names: dict[int, str], only: int | None = None) -> E
     else:
         title = event.action
     return Entry(event, format_clock(event.clock_before), title, lines)
+
+
+SHEET_LOG_LENGTH = 15
+
+
+def sheet_log(campaign, character) -> list:
+    """The latest events about one character, only the lines about them."""
+    events = campaign.events.filter(characters__contains=[character.pk]).order_by("-id")[:SHEET_LOG_LENGTH]
+    return [entry_for(event, {character.pk: character.name}, only=character.pk) for event in events]

@@ -4,7 +4,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaigns.log import entry_for
+from campaigns.log import sheet_log
 from campaigns.models import Invitation
 from campaigns.views import get_campaign_for_gm
 from rules import actions
@@ -12,14 +12,6 @@ from rules import actions
 from .cards import cards_for
 from .forms import CharacterForm
 from .models import Character
-
-SHEET_LOG_LENGTH = 15
-
-
-def sheet_log(campaign, character: Character) -> list:
-    """The latest events about one character, only the lines about them."""
-    events = campaign.events.filter(characters__contains=[character.pk]).order_by("-id")[:SHEET_LOG_LENGTH]
-    return [entry_for(event, {character.pk: character.name}, only=character.pk) for event in events]
 
 
 def get_character_for_user(request: HttpRequest, campaign_id: int, character_id: int) -> Character:

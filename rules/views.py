@@ -119,13 +119,10 @@ def announcement(outcome: actions.Outcome) -> str:
 def undo(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = get_campaign_for_gm(request, campaign_id)
     try:
-        outcome = actions.undo(campaign, by=request.user)
+        announce = _("Deshecho. ") + announcement(actions.undo(campaign, by=request.user))
     except actions.ActionError as error:
-        if not request.htmx:
-            return redirect("campaign", campaign.pk)
-        campaign.refresh_from_db()
-        return render_table(request, campaign, announce=error.message)
+        announce = error.message  # nothing left to undo: say so, change nothing
     if not request.htmx:
         return redirect("campaign", campaign.pk)
     campaign.refresh_from_db()
-    return render_table(request, campaign, announce=_("Deshecho. ") + announcement(outcome))
+    return render_table(request, campaign, announce=announce)

@@ -34,8 +34,8 @@ def free_port() -> int:
 def asgi_server():
     """Start `uvicorn config.asgi:application` on a free port; yield its base URL; stop it."""
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "1", "DJANGO_ALLOW_ASYNC_UNSAFE": ""}
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE")
+    env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "1"}
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set for Playwright in this process; the server must stay async-safe
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
          "--no-access-log", "--log-level", "warning", "--timeout-graceful-shutdown", "1"],
