@@ -40,11 +40,11 @@ def crowd(size: int) -> Campaign:
     plague = Disease.objects.get(name="Peste")
     Wound.objects.bulk_create(
         Wound(character=c, kind=kind, amount=3, remaining=3, inflicted_at=0)
-        for c in characters for kind in ("attack", "collision", "gas")
+        for c in characters
+        for kind in ("attack", "collision", "gas")
     )
     Illness.objects.bulk_create(
-        Illness(character=c, disease=plague, category="serious", penalty=-2, pg_per_week=1, since=0)
-        for c in characters
+        Illness(character=c, disease=plague, category="serious", penalty=-2, pg_per_week=1, since=0) for c in characters
     )
     Character.objects.filter(campaign=campaign).update(pg=(django.db.models.F("constitution") * 10) - 9)
     return campaign

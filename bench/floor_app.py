@@ -30,8 +30,13 @@ async def app(scope, receive, send) -> None:
     queue: asyncio.Queue = asyncio.Queue()
     clients.add(queue)
     try:
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")],
+            }
+        )
         await send({"type": "http.response.body", "body": b"retry: 2000\n\n", "more_body": True})
         while True:
             await send({"type": "http.response.body", "body": await queue.get(), "more_body": True})

@@ -45,9 +45,25 @@ SIZES = [int(n) for n in os.environ.get("BENCH_SIZES", "10,200,1000").split(",")
 def start(app: str, env: dict) -> tuple[subprocess.Popen, str]:
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
-         "--log-level", "warning", "--timeout-graceful-shutdown", "1", "--backlog", "4096"],
-        cwd=ROOT, env={**os.environ, **env},
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            app,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-access-log",
+            "--log-level",
+            "warning",
+            "--timeout-graceful-shutdown",
+            "1",
+            "--backlog",
+            "4096",
+        ],
+        cwd=ROOT,
+        env={**os.environ, **env},
     )
     base = f"http://127.0.0.1:{port}"
     for _ in range(150):
@@ -111,8 +127,9 @@ def make_campaign(n: int):
     characters = []
     for i, player in enumerate(players):
         Membership.objects.create(campaign=campaign, user=player)
-        characters.append(Character.objects.create(campaign=campaign, player=player, name=f"PJ {n}-{i}",
-                                                   constitution=30))
+        characters.append(
+            Character.objects.create(campaign=campaign, player=player, name=f"PJ {n}-{i}", constitution=30)
+        )
     return campaign, gm, players, characters
 
 
@@ -121,8 +138,7 @@ async def open_clients(base: str, plan: list[tuple[dict, str]], initial_state: b
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     clients, watchers, tasks = [], [], []
     for cookies, path in plan:
-        client = httpx.AsyncClient(base_url=base, cookies=cookies, timeout=httpx.Timeout(10, read=None),
-                                   limits=limits)
+        client = httpx.AsyncClient(base_url=base, cookies=cookies, timeout=httpx.Timeout(10, read=None), limits=limits)
         watcher = Watcher()
         clients.append(client)
         watchers.append(watcher)
@@ -146,9 +162,11 @@ async def gm_post(base: str, cookies: dict, campaign: Campaign, characters) -> f
     async with httpx.AsyncClient(base_url=base, cookies=cookies) as gm:
         page = await gm.get(f"/campaigns/{campaign.pk}/")
         token = re.search(r'"X-CSRFToken": "([^"]+)"', page.text).group(1)
-        response = await gm.post(f"/campaigns/{campaign.pk}/act/damage/",
-                                 data={"kind": "attack", "amount": "1", "characters": [c.pk for c in characters]},
-                                 headers={"X-CSRFToken": token, "HX-Request": "true", "Referer": base + "/"})
+        response = await gm.post(
+            f"/campaigns/{campaign.pk}/act/damage/",
+            data={"kind": "attack", "amount": "1", "characters": [c.pk for c in characters]},
+            headers={"X-CSRFToken": token, "HX-Request": "true", "Referer": base + "/"},
+        )
         response.raise_for_status()
         return time.perf_counter()
 
@@ -207,15 +225,20 @@ async def many_campaigns_run(base: str, setups: list, plan: list, groups: list, 
 
 def main() -> None:
     url = database_url()
-    params = {k: v for k, v in connection.get_connection_params().items()
-              if k in ("dbname", "user", "password", "host", "port")}
+    params = {
+        k: v
+        for k, v in connection.get_connection_params().items()
+        if k in ("dbname", "user", "password", "host", "port")
+    }
     dsn = psycopg.conninfo.make_conninfo(**params)
     setup = make_campaign(0)
     app, app_base = start("config.asgi:application", {"DATABASE_URL": url, "DEBUG": "1"})
     floor, floor_base = start("bench.floor_app:app", {"FLOOR_DSN": dsn})
     print(f"{CHANGES} changes per run; latency = GM's response (or NOTIFY) → the change at the last client, ms")
-    print(f"{'clients':>8} | {'app p50':>8} {'p99':>8} {'max':>8} | {'floor p50':>9} {'p99':>8} {'max':>8} | "
-          f"{'p99 ratio':>9} | {'app RSS MB':>10}")
+    print(
+        f"{'clients':>8} | {'app p50':>8} {'p99':>8} {'max':>8} | {'floor p50':>9} {'p99':>8} {'max':>8} | "
+        f"{'p99 ratio':>9} | {'app RSS MB':>10}"
+    )
     try:
         for n in SIZES:
             # Sessions are made here, outside the event loop: the ORM is sync.
@@ -223,8 +246,11 @@ def main() -> None:
             app_latencies = asyncio.run(app_run(app_base, plan, session(setup[1]), setup))
             floor_latencies = asyncio.run(floor_run(floor_base, n, dsn))
             a, f = summary(app_latencies), summary(floor_latencies)
-            print(f"{n:>8} | {a[0]:>8.1f} {a[1]:>8.1f} {a[2]:>8.1f} | {f[0]:>9.1f} {f[1]:>8.1f} {f[2]:>8.1f} | "
-                  f"{a[1] / f[1]:>9.1f} | {peak_rss_mb(app.pid):>10.0f}", flush=True)
+            print(
+                f"{n:>8} | {a[0]:>8.1f} {a[1]:>8.1f} {a[2]:>8.1f} | {f[0]:>9.1f} {f[1]:>8.1f} {f[2]:>8.1f} | "
+                f"{a[1] / f[1]:>9.1f} | {peak_rss_mb(app.pid):>10.0f}",
+                flush=True,
+            )
         setups = [make_campaign(n) for n in range(1, 101)]
         plan, groups = [], []
         for campaign, gm, players, _characters in setups:
@@ -233,8 +259,10 @@ def main() -> None:
             groups.append(range(first, len(plan)))
         gm_cookies = [session(gm) for _campaign, gm, _players, _characters in setups]
         latencies = summary(asyncio.run(many_campaigns_run(app_base, setups, plan, groups, gm_cookies)))
-        print(f"100 campaigns × 6 clients: p50 {latencies[0]:.1f} ms, p99 {latencies[1]:.1f} ms, "
-              f"max {latencies[2]:.1f} ms; app peak RSS {peak_rss_mb(app.pid):.0f} MB")
+        print(
+            f"100 campaigns × 6 clients: p50 {latencies[0]:.1f} ms, p99 {latencies[1]:.1f} ms, "
+            f"max {latencies[2]:.1f} ms; app peak RSS {peak_rss_mb(app.pid):.0f} MB"
+        )
     finally:
         for process in (app, floor):
             process.terminate()

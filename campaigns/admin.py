@@ -38,5 +38,18 @@ class EventAdmin(ReadOnlyAdmin):
     list_display = ["id", "campaign", "action", "clock_before", "clock_after", "actor", "undone", "created"]
     list_filter = ["action", "undone", "campaign"]
     search_fields = ["campaign__name", "action"]
-    readonly_fields = ["campaign", "action", "actor", "clock_before", "clock_after", "created", "characters", "details",
-                       "before", "after", "undone", "undone_at", "undone_by"]
+    readonly_fields = [
+        "campaign",
+        "action",
+        "actor",
+        "clock_before",
+        "clock_after",
+        "created",
+        "characters",
+        "details",
+        "before",
+        "after",
+        "undone",
+        "undone_at",
+        "undone_by",
+    ]

@@ -12,12 +12,11 @@ import unicodedata
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from rules.engine import DAY, HOUR, MINUTE, WEEK
+from rules.engine import DAY, HOUR, LIMITS, MINUTE, WEEK
 
 TURN = 6  # one combat turn
-YEAR = 365 * DAY
-# Far beyond any campaign, yet small enough that a typo like "99999999w" is caught instead of stored.
-MAX_DURATION = 1000 * YEAR
+# RULES.md section 7.11: far beyond any campaign, yet small enough that a typo like "99999999w" is caught.
+MAX_DURATION = LIMITS["advance"][1]
 
 # Every spelling the GM may type, in Spanish or English, singular or plural, written without accents: the input is
 # compared after its accents are removed, so "días" and "dias" both work.
@@ -39,7 +38,6 @@ _MAX_DIGITS = 15  # enough for MAX_DURATION in seconds; longer numbers are too l
 
 def format_clock(seconds: int) -> str:
     """The campaign clock as the table says it: "Día 1, 00:00" at the start; seconds only when there are some."""
-    seconds = _whole(seconds)
     day, rest = divmod(seconds, DAY)
     hours, rest = divmod(rest, HOUR)
     minutes, secs = divmod(rest, MINUTE)
@@ -50,7 +48,6 @@ def format_clock(seconds: int) -> str:
 
 def format_duration(seconds: int) -> str:
     """A short, exact duration: "6 s", "1 h 30 min", "1 semana 2 días". `parse_duration` reads it back."""
-    seconds = _whole(seconds)
     if seconds == 0:
         return _("%(count)s s") % {"count": 0}
     weeks, rest = divmod(seconds, WEEK)
@@ -120,13 +117,6 @@ def parse_duration(text: str) -> int:
     if total <= 0:
         raise ValueError(_("La duración debe ser mayor que cero."))
     return total
-
-
-def _whole(seconds: int) -> int:
-    # bool is an int subclass; True seconds is a bug upstream, not one second.
-    if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds < 0:
-        raise ValueError(f"campaign time must be a whole number of seconds ≥ 0, not {seconds!r}")
-    return seconds
 
 
 def _without_accents(text: str) -> str:

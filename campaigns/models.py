@@ -8,14 +8,6 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 
-class CampaignQuerySet(models.QuerySet["Campaign"]):
-    def for_user(self, user) -> "CampaignQuerySet":
-        """The campaigns a user may see: those they run and those they play in."""
-        if not user.is_authenticated:
-            return self.none()
-        return self.filter(Q(gm=user) | Q(memberships__user=user)).distinct()
-
-
 class Campaign(models.Model):
     name = models.CharField(_("nombre"), max_length=100)
     gm = models.ForeignKey(
@@ -26,8 +18,6 @@ class Campaign(models.Model):
     # Bumped by every action, so live clients can tell what they have seen.
     version = models.BigIntegerField(_("versión"), default=0)
     created = models.DateTimeField(_("creada"), auto_now_add=True)
-
-    objects = CampaignQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("campaña")
@@ -40,9 +30,6 @@ class Campaign(models.Model):
 
     def __str__(self) -> str:
         return self.name
-
-    def is_gm(self, user) -> bool:
-        return user.is_authenticated and self.gm_id == user.pk
 
 
 class Membership(models.Model):
@@ -89,17 +76,34 @@ class Invitation(models.Model):
         return self.claimed_by_id is not None
 
 
+class EventKind(models.TextChoices):
+    """What one entry of the campaign log records: one action of rules.actions each."""
+
+    DAMAGE = "damage", _("daño")
+    ADVANCE = "advance", _("paso del tiempo")
+    EXPOSE = "expose", _("exposición a una enfermedad")
+    TREAT_WOUNDS = "treat_wounds", _("tratamiento de heridas")
+    TREAT_ILLNESS = "treat_illness", _("tratamiento de una enfermedad")
+    MEDICATE = "medicate", _("medicamentos")
+    EXERTION = "exertion", _("tirada de esfuerzo")
+    UNDO = "undo", _("deshacer")
+
+
 class Event(models.Model):
     """One GM action in the campaign log. Append-only: undo marks it undone and never deletes it.
 
-    `before` and `after` hold the engine state of every affected character ({character id: state}, rules.state), so
+    `before` and `after` hold the engine state of every affected character ({character id: state}, rules.mapping), so
     that undo restores exactly what was there, and the log can show what changed.
     """
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="events")
-    action = models.CharField(_("acción"), max_length=30)
+    action = models.CharField(_("acción"), max_length=30, choices=EventKind.choices)
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
         verbose_name=_("quién"),
     )
     clock_before = models.BigIntegerField(_("reloj antes (s)"))

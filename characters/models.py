@@ -6,22 +6,14 @@ from django.utils.translation import gettext_lazy as _
 
 from rules import engine
 
-# Ranges from RULES.md section 1 ([decision]) and a sane weight range; forms and DB constraints both use them.
-CON_RANGE = (1, 30)
-SKILL_RANGE = (0, 30)
-WEIGHT_RANGE = (1, 500)
+# RULES.md sections 1 and 7.11, from the engine; forms and the database constraints both use them.
+CON_RANGE = (engine.CON_MIN, engine.CON_MAX)
+SKILL_RANGE = (engine.SKILL_MIN, engine.SKILL_MAX)
+WEIGHT_RANGE = engine.LIMITS["weight_kg"]
 
 
 def bounded(low: int, high: int) -> list:
     return [MinValueValidator(low), MaxValueValidator(high)]
-
-
-class CharacterQuerySet(models.QuerySet["Character"]):
-    def visible_to(self, user) -> "CharacterQuerySet":
-        """A GM sees every character of their campaigns; a player sees only their own."""
-        if not user.is_authenticated:
-            return self.none()
-        return self.filter(Q(campaign__gm=user) | Q(player=user))
 
 
 class Character(models.Model):
@@ -50,21 +42,26 @@ class Character(models.Model):
     protection = models.JSONField(default=list, blank=True, editable=False)  # [[category, campaign day], …]
     created = models.DateTimeField(_("creado"), auto_now_add=True)
 
-    objects = CharacterQuerySet.as_manager()
-
     class Meta:
         verbose_name = _("personaje")
         verbose_name_plural = _("personajes")
         ordering = ["name", "id"]
         constraints = [
-            models.CheckConstraint(condition=Q(constitution__gte=CON_RANGE[0], constitution__lte=CON_RANGE[1]),
-                                   name="character_constitution_range"),
-            models.CheckConstraint(condition=Q(jump__gte=SKILL_RANGE[0], jump__lte=SKILL_RANGE[1]),
-                                   name="character_jump_range"),
-            models.CheckConstraint(condition=Q(heal_wounds__gte=SKILL_RANGE[0], heal_wounds__lte=SKILL_RANGE[1]),
-                                   name="character_heal_wounds_range"),
-            models.CheckConstraint(condition=Q(weight_kg__gte=WEIGHT_RANGE[0], weight_kg__lte=WEIGHT_RANGE[1]),
-                                   name="character_weight_range"),
+            models.CheckConstraint(
+                condition=Q(constitution__gte=CON_RANGE[0], constitution__lte=CON_RANGE[1]),
+                name="character_constitution_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(jump__gte=SKILL_RANGE[0], jump__lte=SKILL_RANGE[1]), name="character_jump_range"
+            ),
+            models.CheckConstraint(
+                condition=Q(heal_wounds__gte=SKILL_RANGE[0], heal_wounds__lte=SKILL_RANGE[1]),
+                name="character_heal_wounds_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(weight_kg__gte=WEIGHT_RANGE[0], weight_kg__lte=WEIGHT_RANGE[1]),
+                name="character_weight_range",
+            ),
             models.CheckConstraint(condition=Q(pg__lte=models.F("constitution") * 10), name="character_pg_at_most_max"),
         ]
 

@@ -1,49 +1,20 @@
+"""A character's sheet data, as the GM keeps it: add, edit, delete, and invite a player to take it."""
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaigns.log import sheet_log
+from campaigns.access import campaign_for_gm, character_for_gm
 from campaigns.models import Invitation
-from campaigns.views import get_campaign_for_gm
+from characters.forms import CharacterForm
 from rules import actions
-
-from .cards import cards_for
-from .forms import CharacterForm
-from .models import Character
-
-
-def get_character_for_user(request: HttpRequest, campaign_id: int, character_id: int) -> Character:
-    return get_object_or_404(
-        Character.objects.visible_to(request.user).select_related("campaign", "player"),
-        pk=character_id,
-        campaign_id=campaign_id,
-    )
-
-
-def get_character_for_gm(request: HttpRequest, campaign_id: int, character_id: int) -> Character:
-    return get_object_or_404(
-        Character.objects.select_related("campaign"), pk=character_id, campaign_id=campaign_id,
-        campaign__gm=request.user,
-    )
-
-
-def character_sheet(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
-    character = get_character_for_user(request, campaign_id, character_id)
-    campaign = character.campaign
-    [card] = cards_for(campaign, [character])
-    log = sheet_log(campaign, character)
-    return render(
-        request, "character_sheet.html",
-        {"campaign": campaign, "character": character, "card": card, "health": card.health, "log": log,
-         "is_gm": campaign.is_gm(request.user), "read_only": True},
-    )
 
 
 @require_http_methods(["GET", "POST"])
 def character_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = get_campaign_for_gm(request, campaign_id)
+    campaign = campaign_for_gm(request.user, campaign_id)
     form = CharacterForm(request.POST or None, campaign=campaign)
     if request.method == "POST" and form.is_valid():
         character = form.save(commit=False)
@@ -58,7 +29,7 @@ def character_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def character_edit(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
-    character = get_character_for_gm(request, campaign_id, character_id)
+    character = character_for_gm(request.user, campaign_id, character_id)
     form = CharacterForm(request.POST or None, instance=character, campaign=character.campaign)
     if request.method == "POST" and form.is_valid():
         actions.save_character(form.save(commit=False), by=request.user)
@@ -74,7 +45,7 @@ def character_edit(request: HttpRequest, campaign_id: int, character_id: int) ->
 
 @require_http_methods(["GET", "POST"])
 def character_delete(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
-    character = get_character_for_gm(request, campaign_id, character_id)
+    character = character_for_gm(request.user, campaign_id, character_id)
     if request.method == "POST":
         character.delete()
         messages.success(request, _("Personaje «%(name)s» eliminado.") % {"name": character.name})
@@ -84,9 +55,7 @@ def character_delete(request: HttpRequest, campaign_id: int, character_id: int) 
 
 @require_POST
 def character_invite(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
-    character = get_character_for_gm(request, campaign_id, character_id)
+    character = character_for_gm(request.user, campaign_id, character_id)
     Invitation.objects.get_or_create(campaign=character.campaign, character=character, claimed_by=None)
     messages.success(request, _("Invitación creada: copia el enlace y envíalo al jugador."))
     return redirect("campaign", campaign_id)
-
-

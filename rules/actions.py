@@ -8,34 +8,24 @@ Bad input raises ActionError (a message for the GM) and writes nothing.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from django.db import connection, transaction
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign, Event
-from characters.models import WEIGHT_RANGE, Character
-from rules import dice, engine, state
-from rules.models import Disease, Illness, Wound, WoundKind
+from campaigns.models import Campaign, Event, EventKind
+from characters.models import Character
+from rules import dice, engine, mapping, notify
+from rules.damage import Attack, Collision, Damage, Drowning, Fall, Gas
+from rules.models import Disease, Illness, Wound
 
-NOTIFY_CHANNEL = "twelveplus_changes"
-NOTIFY_LIMIT = 7900  # PostgreSQL refuses payloads of 8000 bytes or more
-MAX_ADVANCE = 1000 * 365 * engine.DAY  # the same cap as campaigns.clock.parse_duration
-
-# The ranges a GM may type (RULES.md gives the formulas; these keep numbers sane). Forms use the same numbers.
-LIMITS = {
-    "amount": (0, 1000),
-    "speed_kmh": (0, 2000),
-    "weight_kg": WEIGHT_RANGE,
-    "height_m": (0, 10000),
-    "turns": (0, 1000),
-    "difficulty": (1, 60),
-}
+type Actor = AbstractBaseUser | AnonymousUser | None
 
 
 class ActionError(Exception):
@@ -53,10 +43,8 @@ class Outcome:
     characters: list[Character]
 
 
-def _number(name: str, value: Any, label: str) -> int:
-    low, high = LIMITS[name]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ActionError(_("%(label)s debe ser un número entero.") % {"label": label}, name)
+def _number(name: str, value: int, label: str) -> int:
+    low, high = engine.LIMITS[name]
     if not low <= value <= high:
         raise ActionError(
             _("%(label)s debe estar entre %(low)s y %(high)s.") % {"label": label, "low": low, "high": high}, name
@@ -89,8 +77,10 @@ def _load(campaign: Campaign, character_ids: list[int] | None) -> list[Loaded]:
     characters = campaign.characters.select_for_update().order_by("id")
     wounds = Wound.objects.select_for_update().filter(character__campaign=campaign).order_by("id")
     illnesses = (
-        Illness.objects.select_for_update(of=("self",)).select_related("disease")
-        .filter(character__campaign=campaign).order_by("id")
+        Illness.objects.select_for_update(of=("self",))
+        .select_related("disease")
+        .filter(character__campaign=campaign)
+        .order_by("id")
     )
     if character_ids is not None:
         characters = characters.filter(pk__in=character_ids)
@@ -106,21 +96,25 @@ def _load(campaign: Campaign, character_ids: list[int] | None) -> list[Loaded]:
     for illness in illnesses:
         illnesses_of[illness.character_id].append(illness)
     return [
-        Loaded(c, wounds_of[c.pk], illnesses_of[c.pk],
-               state.health_of(c, wounds_of[c.pk], illnesses_of[c.pk], campaign.clock))
+        Loaded(
+            c,
+            wounds_of[c.pk],
+            illnesses_of[c.pk],
+            mapping.health_of(c, wounds_of[c.pk], illnesses_of[c.pk], campaign.clock),
+        )
         for c in loaded_characters
     ]
 
 
 def _finish(
     campaign: Campaign,
-    action: str,
-    by,
+    action: EventKind,
+    by: Actor,
     results: list[tuple[Loaded, engine.Health]],
     details: dict[str, Any],
     clock_after: int | None = None,
 ) -> Outcome:
-    changes = state.Changes()
+    changes = mapping.Changes()
     for loaded, new in results:
         changes.record(loaded.character, loaded.wounds, loaded.illnesses, new)
     changes.save()
@@ -137,21 +131,11 @@ def _finish(
         clock_after=campaign.clock,
         characters=ids,
         details=details,
-        before={str(loaded.character.pk): state.to_json(loaded.health) for loaded, _new in results},
-        after={str(loaded.character.pk): state.to_json(new) for loaded, new in results},
+        before={str(loaded.character.pk): mapping.to_json(loaded.health) for loaded, _new in results},
+        after={str(loaded.character.pk): mapping.to_json(new) for loaded, new in results},
     )
-    notify(campaign, ids)
+    notify.send(campaign.pk, ids)
     return Outcome(event, [loaded.character for loaded, _new in results])
-
-
-def notify(campaign: Campaign, character_ids: list[int]) -> None:
-    """Tell every server process that this campaign changed; delivered when the transaction commits."""
-    payload = json.dumps({"campaign": campaign.pk, "version": campaign.version, "characters": character_ids})
-    if len(payload.encode()) > NOTIFY_LIMIT:
-        # Too many to list: listeners treat null as "every character of the campaign".
-        payload = json.dumps({"campaign": campaign.pk, "version": campaign.version, "characters": None})
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_notify(%s, %s)", [NOTIFY_CHANNEL, payload])
 
 
 def _roll_record(loaded: Loaded, check: str, result: engine.CheckResult | None) -> dict[str, Any]:
@@ -159,16 +143,27 @@ def _roll_record(loaded: Loaded, check: str, result: engine.CheckResult | None) 
     if result is None:
         record["protected"] = True
     else:
-        record.update(state.to_plain(asdict(result)))
+        record.update(mapping.to_plain(asdict(result)))
     return record
 
 
-def _engine_call(function, *args):
-    """Run an engine action; its refusals (e.g. a dead character) become messages for the GM."""
+def _refusal(reason: str, name: str) -> ActionError:
+    """An engine refusal (engine.REFUSALS) in the GM's language, beside the field it concerns."""
+    if reason == "dead":
+        return ActionError(_("%(name)s está muerto y no puede hacerlo.") % {"name": name}, "characters")
+    if reason == "cured":
+        return ActionError(_("Esa enfermedad ya está curada."), "illness")
+    if reason == "treated":
+        return ActionError(_("Esa enfermedad ya ha sido tratada."), "illness")
+    return ActionError(_("Esa enfermedad ya tiene sus medicamentos."), "illness")
+
+
+def _engine_call[T](loaded: Loaded, function: Callable[..., T], *args: Any) -> T:
+    """Run an engine action on one character; what the rules refuse becomes a message for the GM."""
     try:
-        return function(*args)
-    except ValueError as error:
-        raise ActionError(_("El reglamento no lo permite: %(reason)s") % {"reason": error}) from error
+        return function(loaded.health, *args)
+    except engine.Refused as refused:
+        raise _refusal(refused.reason, loaded.character.name) from refused
 
 
 def _typed_die(dice_by_character: Mapping[int, int | None] | None, character: Character, sides: int) -> int:
@@ -184,70 +179,67 @@ def _typed_die(dice_by_character: Mapping[int, int | None] | None, character: Ch
 
 @transaction.atomic
 def apply_damage(
-    campaign: Campaign | int,
-    characters: Iterable[Character | int],
-    kind: str,
-    *,
-    by,
-    amount: int | None = None,
-    expression: str | None = None,
-    speed_kmh: int | None = None,
-    weight_kg: int | None = None,
-    height_m: int | None = None,
-    difficulty: int = engine.DEFAULT_FALL_DIFFICULTY,
-    turns: int | None = None,
-    dice_by_character: Mapping[int, int | None] | None = None,
+    campaign: Campaign | int, characters: Iterable[Character | int], damage: Damage, *, by: Actor
 ) -> Outcome:
-    """Wound one or several characters. Attack: `amount` or dice `expression` (rolled once, the same for all);
-    collision: speed (+ weight, default each sheet's); fall: height, weight, difficulty and a 1d20 + Saltar check per
-    character (typed dice in `dice_by_character`, else rolled); drowning and gas: turns."""
-    if kind not in WoundKind.values or kind in ("illness", "exertion"):
-        raise ActionError(_("Tipo de daño desconocido."), "kind")
+    """Wound one or several characters (RULES.md section 2, and 7.8 for a group): an attack's dice are rolled once and
+    hit everyone; a collision or a fall uses each character's own weight unless the GM gave one; each falling
+    character makes its own 1d20 + Saltar check (a die typed at the table, else the server rolls)."""
     ids = _ids(characters)
     if not ids:
         raise ActionError(_("Elige al menos un personaje."), "characters")
-    details: dict[str, Any] = {"kind": kind, "damage": {}, "rolls": []}
-    if weight_kg is not None:
-        details["weight_kg"] = _number("weight_kg", weight_kg, _("El peso"))
-    if kind == "attack":
-        if (amount is None) == (expression in (None, "")):
-            raise ActionError(_("Indica el daño: un número o una tirada como 2d6+1."), "amount")
-        if amount is not None:
-            fixed = _number("amount", amount, _("El daño"))
-        else:
-            try:
-                rolled = dice.roll_damage(str(expression))
-            except dice.DiceError as error:
-                raise ActionError(str(error), "expression") from error
-            fixed = rolled.amount
-            details["dice"] = {"expression": rolled.expression, "detail": rolled.detail, "total": rolled.total}
-    elif kind == "collision":
-        details["speed_kmh"] = _number("speed_kmh", speed_kmh, _("La velocidad"))
-    elif kind == "fall":
-        details["height_m"] = _number("height_m", height_m, _("La altura"))
-        details["difficulty"] = _number("difficulty", difficulty, _("La dificultad"))
-    else:
-        details["turns"] = _number("turns", turns, _("Los turnos"))
-        fixed = (engine.drowning_damage if kind == "drowning" else engine.gas_damage)(turns)
+    details: dict[str, Any] = {"kind": damage.kind.value, "damage": {}, "rolls": []}
+    fixed = 0  # the PG every character loses, for the kinds whose damage does not depend on the character
+    match damage:
+        case Attack(amount=amount, expression=expression):
+            fixed = _attack_amount(amount, expression, details)
+        case Collision(speed_kmh=speed, weight_kg=weight):
+            details["speed_kmh"] = _number("speed_kmh", speed, _("La velocidad"))
+        case Fall(height_m=height, weight_kg=weight, difficulty=difficulty):
+            details["height_m"] = _number("height_m", height, _("La altura"))
+            details["difficulty"] = _number("difficulty", difficulty, _("La dificultad"))
+        case Drowning(turns=turns):
+            fixed = engine.drowning_damage(_number("turns", turns, _("Los turnos")))
+            details["turns"] = turns
+        case Gas(turns=turns):
+            fixed = engine.gas_damage(_number("turns", turns, _("Los turnos")))
+            details["turns"] = turns
+    if isinstance(damage, Collision | Fall) and damage.weight_kg is not None:
+        details["weight_kg"] = _number("weight_kg", damage.weight_kg, _("El peso"))
 
     campaign = _lock_campaign(campaign)
     results = []
     for loaded in _load(campaign, ids):
         character, health = loaded.character, loaded.health
-        weight = weight_kg if weight_kg is not None else character.weight_kg
-        if kind == "fall":
-            die = _typed_die(dice_by_character, character, engine.FALL_DIE)
-            if health.dead:
-                new = engine.apply_wound(health, engine.Wound("fall", engine.fall_damage(height_m, weight)))
-            else:
-                new, result = _engine_call(engine.fall, health, height_m, weight, die, character.jump, difficulty)
-                details["rolls"].append(_roll_record(loaded, "fall", result))
-        else:
-            damage = engine.collision_damage(speed_kmh, weight) if kind == "collision" else fixed
-            new = engine.apply_wound(health, engine.Wound(kind, damage))
+        match damage:
+            case Fall(height_m=height, weight_kg=weight, difficulty=difficulty, dice=typed):
+                weight = character.weight_kg if weight is None else weight
+                die = _typed_die(typed, character, engine.FALL_DIE)
+                if health.dead:
+                    new = engine.apply_wound(health, engine.Wound("fall", engine.fall_damage(height, weight)))
+                else:
+                    new, result = _engine_call(loaded, engine.fall, height, weight, die, character.jump, difficulty)
+                    details["rolls"].append(_roll_record(loaded, "fall", result))
+            case Collision(speed_kmh=speed, weight_kg=weight):
+                weight = character.weight_kg if weight is None else weight
+                new = engine.apply_wound(health, engine.Wound("collision", engine.collision_damage(speed, weight)))
+            case _:
+                new = engine.apply_wound(health, engine.Wound(damage.kind.value, fixed))
         details["damage"][str(character.pk)] = health.pg - new.pg
         results.append((loaded, new))
-    return _finish(campaign, "damage", by, results, details)
+    return _finish(campaign, EventKind.DAMAGE, by, results, details)
+
+
+def _attack_amount(amount: int | None, expression: str | None, details: dict[str, Any]) -> int:
+    if (amount is None) == (expression in (None, "")):
+        raise ActionError(_("Indica el daño: un número o una tirada como 2d6+1."), "amount")
+    if amount is not None:
+        return _number("amount", amount, _("El daño"))
+    try:
+        rolled = dice.roll_damage(str(expression))
+    except dice.DiceError as error:
+        raise ActionError(str(error), "expression") from error
+    details["dice"] = {"expression": rolled.expression, "detail": rolled.detail, "total": rolled.total}
+    return rolled.amount
 
 
 # --- time ------------------------------------------------------------------------------------------------------------
@@ -255,10 +247,11 @@ def apply_damage(
 
 @transaction.atomic
 def advance_clock(
-    campaign: Campaign | int, seconds: int, *, by, resting: Iterable[Character | int] | None = None
+    campaign: Campaign | int, seconds: int, *, by: Actor, resting: Iterable[Character | int] | None = None
 ) -> Outcome:
     """Move campaign time forward; `resting` lists who rests (default: everyone)."""
-    if isinstance(seconds, bool) or not isinstance(seconds, int) or not 1 <= seconds <= MAX_ADVANCE:
+    low, high = engine.LIMITS["advance"]
+    if not low <= seconds <= high:
         raise ActionError(_("La duración debe estar entre 1 segundo y 1000 años."), "seconds")
     campaign = _lock_campaign(campaign)
     everyone = _load(campaign, None)
@@ -271,9 +264,12 @@ def advance_clock(
         # Only characters whose state changed beyond the clock are part of the event (and of its undo).
         if replace(new, now=0) != replace(loaded.health, now=0):
             results.append((loaded, new))
-    details = {"seconds": seconds, "resting": sorted(resting_ids),
-               "pg": {str(loaded.character.pk): [loaded.health.pg, new.pg] for loaded, new in results}}
-    return _finish(campaign, "advance", by, results, details, clock_after=campaign.clock + seconds)
+    details = {
+        "seconds": seconds,
+        "resting": sorted(resting_ids),
+        "pg": {str(loaded.character.pk): [loaded.health.pg, new.pg] for loaded, new in results},
+    }
+    return _finish(campaign, EventKind.ADVANCE, by, results, details, clock_after=campaign.clock + seconds)
 
 
 # --- illness ---------------------------------------------------------------------------------------------------------
@@ -285,7 +281,7 @@ def expose(
     characters: Iterable[Character | int],
     disease: Disease | int,
     *,
-    by,
+    by: Actor,
     dice_by_character: Mapping[int, int | None] | None = None,
 ) -> Outcome:
     """Expose characters to a disease: each makes a resistance check 1d12 + CON unless protected today."""
@@ -302,14 +298,17 @@ def expose(
     results = []
     for loaded in _load(campaign, ids):
         health = loaded.health
-        die = None if health.dead or health.is_protected(illness.category) else _typed_die(
-            dice_by_character, loaded.character, engine.RESISTANCE_DIE)
-        new, result = _engine_call(engine.expose, health, illness, die)
+        die = (
+            None
+            if health.dead or health.is_protected(illness.category)
+            else _typed_die(dice_by_character, loaded.character, engine.RESISTANCE_DIE)
+        )
+        new, result = _engine_call(loaded, engine.expose, illness, die)
         details["rolls"].append(_roll_record(loaded, "resistance", result))
         if len(new.illnesses) > len(health.illnesses):
             details["fell_ill"].append(loaded.character.pk)
         results.append((loaded, new))
-    return _finish(campaign, "expose", by, results, details)
+    return _finish(campaign, EventKind.EXPOSE, by, results, details)
 
 
 def _healer(campaign: Campaign, healer: Character | int) -> Character:
@@ -325,16 +324,16 @@ def _healer(campaign: Campaign, healer: Character | int) -> Character:
 
 
 @transaction.atomic
-def treat_wounds(campaign: Campaign | int, patient: Character | int, healer: Character | int, *, by) -> Outcome:
+def treat_wounds(campaign: Campaign | int, patient: Character | int, healer: Character | int, *, by: Actor) -> Outcome:
     """A character with Curar Heridas treats the patient's wounds (it may be themself): they heal in half the time."""
     campaign = _lock_campaign(campaign)
     healer = _healer(campaign, healer)
     [loaded] = _load(campaign, _ids([patient]))
     if not any(w.amount > 0 and not w.treated for w in loaded.health.wounds):
         raise ActionError(_("%(name)s no tiene heridas sin tratar.") % {"name": loaded.character.name}, "patient")
-    new = _engine_call(engine.treat_wounds, loaded.health)
+    new = _engine_call(loaded, engine.treat_wounds)
     details = {"healer": healer.pk, "healer_name": healer.name}
-    return _finish(campaign, "treat_wounds", by, [(loaded, new)], details)
+    return _finish(campaign, EventKind.TREAT_WOUNDS, by, [(loaded, new)], details)
 
 
 def _illness_index(loaded: Loaded, illness: Illness | int) -> int:
@@ -360,65 +359,77 @@ def treat_illness(
     index = _illness_index(loaded, illness)
     if loaded.health.illnesses[index].treated:
         raise ActionError(_("Esa enfermedad ya ha sido tratada."), "illness")
-    new = _engine_call(engine.treat_illness, loaded.health, index)
-    details = {"healer": healer.pk, "healer_name": healer.name, "disease": loaded.illnesses[index].disease.name,
-               "cured": new.illnesses[index].cured}
-    return _finish(campaign, "treat_illness", by, [(loaded, new)], details)
+    new = _engine_call(loaded, engine.treat_illness, index)
+    details = {
+        "healer": healer.pk,
+        "healer_name": healer.name,
+        "disease": loaded.illnesses[index].disease.name,
+        "cured": new.illnesses[index].cured,
+    }
+    return _finish(campaign, EventKind.TREAT_ILLNESS, by, [(loaded, new)], details)
 
 
 @transaction.atomic
-def medicate(campaign: Campaign | int, patient: Character | int, illness: Illness | int, *, by) -> Outcome:
+def medicate(campaign: Campaign | int, patient: Character | int, illness: Illness | int, *, by: Actor) -> Outcome:
     campaign = _lock_campaign(campaign)
     [loaded] = _load(campaign, _ids([patient]))
     index = _illness_index(loaded, illness)
     if loaded.health.illnesses[index].medicated:
         raise ActionError(_("Esa enfermedad ya tiene sus medicamentos."), "illness")
-    new = _engine_call(engine.medicate, loaded.health, index)
+    new = _engine_call(loaded, engine.medicate, index)
     details = {"disease": loaded.illnesses[index].disease.name, "cured": new.illnesses[index].cured}
-    return _finish(campaign, "medicate", by, [(loaded, new)], details)
+    return _finish(campaign, EventKind.MEDICATE, by, [(loaded, new)], details)
 
 
 # --- exertion --------------------------------------------------------------------------------------------------------
 
 
 @transaction.atomic
-def exertion(campaign: Campaign | int, character: Character | int, *, by, die: int | None = None) -> Outcome:
+def exertion(campaign: Campaign | int, character: Character | int, *, by: Actor, die: int | None = None) -> Outcome:
     """A physical action at PG ≤ 4: 1d12 + CON against 12, or lose 1 PG."""
     campaign = _lock_campaign(campaign)
     [loaded] = _load(campaign, _ids([character]))
     if loaded.health.dead:
         raise ActionError(_("%(name)s está muerto.") % {"name": loaded.character.name}, "character")
     rolled = _typed_die({loaded.character.pk: die}, loaded.character, engine.EXERTION_DIE)
-    new, result = _engine_call(engine.exertion_check, loaded.health, rolled)
-    details = {"rolls": [_roll_record(loaded, "exertion", result)], "required": loaded.health.penalties.exertion,
-               "damage": {str(loaded.character.pk): loaded.health.pg - new.pg}}
-    return _finish(campaign, "exertion", by, [(loaded, new)], details)
+    new, result = _engine_call(loaded, engine.exertion_check, rolled)
+    details = {
+        "rolls": [_roll_record(loaded, "exertion", result)],
+        "required": loaded.health.penalties.exertion,
+        "damage": {str(loaded.character.pk): loaded.health.pg - new.pg},
+    }
+    return _finish(campaign, EventKind.EXERTION, by, [(loaded, new)], details)
 
 
 # --- undo ------------------------------------------------------------------------------------------------------------
 
 
 @transaction.atomic
-def undo(campaign: Campaign | int, *, by) -> Outcome:
+def undo(campaign: Campaign | int, *, by: Actor) -> Outcome:
     """Undo the latest event not yet undone: restore each character's state from before it, and the clock.
 
     The event stays in the log, marked undone; the undo itself is logged too (and is not undoable).
     """
     campaign = _lock_campaign(campaign)
-    event = campaign.events.select_for_update().filter(undone=False).exclude(action="undo").order_by("-id").first()
+    event = (
+        campaign.events.select_for_update().filter(undone=False).exclude(action=EventKind.UNDO).order_by("-id").first()
+    )
     if event is None:
         raise ActionError(_("No hay nada que deshacer."))
     existing = [int(pk) for pk in event.before]
     results = []
     for loaded in _load_existing(campaign, existing):
-        before = state.from_json(event.before[str(loaded.character.pk)])
+        before = mapping.from_json(event.before[str(loaded.character.pk)])
         results.append((loaded, replace(before, constitution=loaded.character.constitution)))
     event.undone, event.undone_at, event.undone_by = True, timezone.now(), by if by and by.is_authenticated else None
     event.save(update_fields=["undone", "undone_at", "undone_by"])
     # What was undone travels with the undo, so the log can name it ("Undone: exposure to the plague").
-    details = {"event": event.pk, "action": event.action, "undone": {"details": event.details,
-                                                                     "characters": event.characters}}
-    return _finish(campaign, "undo", by, results, details, clock_after=event.clock_before)
+    details = {
+        "event": event.pk,
+        "action": event.action,
+        "undone": {"details": event.details, "characters": event.characters},
+    }
+    return _finish(campaign, EventKind.UNDO, by, results, details, clock_after=event.clock_before)
 
 
 def _load_existing(campaign: Campaign, ids: list[int]) -> list[Loaded]:
@@ -431,16 +442,20 @@ def _load_existing(campaign: Campaign, ids: list[int]) -> list[Loaded]:
 
 
 @transaction.atomic
-def save_character(character: Character, *, by) -> Character:
+def save_character(character: Character, *, by: Actor) -> Character:
     """Save a character's sheet (new or edited) and recompute its PG: a new CON changes the maximum."""
     campaign = _lock_campaign(character.campaign_id)
     if character.pk is not None:
         wounds = list(Wound.objects.select_for_update().filter(character=character).order_by("id"))
-        illnesses = list(Illness.objects.select_for_update(of=("self",)).select_related("disease")
-                         .filter(character=character).order_by("id"))
-        character.pg = state.health_of(character, wounds, illnesses, campaign.clock).pg
+        illnesses = list(
+            Illness.objects.select_for_update(of=("self",))
+            .select_related("disease")
+            .filter(character=character)
+            .order_by("id")
+        )
+        character.pg = mapping.health_of(character, wounds, illnesses, campaign.clock).pg
     character.save()  # a new character starts unhurt (Character.save)
     campaign.version += 1
     campaign.save(update_fields=["version"])
-    notify(campaign, [character.pk])
+    notify.send(campaign.pk, [character.pk])
     return character

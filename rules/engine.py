@@ -24,9 +24,21 @@ MINUTE = 60
 HOUR = 60 * MINUTE
 DAY = 24 * HOUR
 WEEK = 7 * DAY
+YEAR = 365 * DAY
 
 CON_MIN, CON_MAX = 1, 30
 SKILL_MIN, SKILL_MAX = 0, 30
+
+# RULES.md section 7.11: the numbers a GM may type, as (lowest, highest); forms, actions and the database read them.
+LIMITS: dict[str, tuple[int, int]] = {
+    "amount": (0, 1000),  # attack damage, typed or the largest total of a dice expression
+    "speed_kmh": (0, 2000),
+    "weight_kg": (1, 500),
+    "height_m": (0, 10000),
+    "turns": (0, 1000),
+    "difficulty": (1, 60),
+    "advance": (1, 1000 * YEAR),  # seconds of one advance of the clock
+}
 
 EXERTION_DIFFICULTY = 12
 EXERTION_DIE = 12
@@ -142,6 +154,17 @@ def penalties(pg: int) -> Penalties:
     return Penalties(dead=True)
 
 
+def penalty_row(pg: int) -> int | None:
+    """The row of RULES.md section 4's table that applies at `pg`: 10, 8, 6, 4 or 2; None when unhurt enough for none
+    (11 PG or more) and 0 when dead."""
+    _whole("pg", pg)
+    if pg == 0:
+        return 0
+    if pg >= _PENALTY_BANDS[0][0]:
+        return None
+    return next(lowest + 1 for lowest, *_rest in _PENALTY_BANDS if pg >= lowest)
+
+
 def check(die: int, modifier: int, difficulty: int) -> bool:
     return _whole("die", die, None) + _whole("modifier", modifier, None) >= _whole("difficulty", difficulty, None)
 
@@ -164,7 +187,6 @@ class Wound:
     treated: bool = False
     inflicted_at: int = 0
     illness_key: str | None = None  # for kind "illness": the identity of the Illness that caused it
-    key: str | None = None  # opaque id of the database row; carried, never read
 
     def __post_init__(self) -> None:
         _kind(self.kind)
@@ -231,7 +253,7 @@ class Health:
     """A character's health at campaign second `now`.
 
     Wounds and illnesses are history as well as state: nothing here ever removes or reorders them, and new ones are
-    only appended, so a caller can match them to stored rows by position (or by their `key`).
+    only appended, so a caller can match them to stored rows by position.
     """
 
     constitution: int
@@ -453,9 +475,20 @@ def _rebased(before: Health, after: Health) -> Health:
 # --- actions ------------------------------------------------------------------------------------------------------
 
 
+class Refused(ValueError):
+    """The rules forbid this action. `reason` is one of REFUSALS, a stable code that callers may put in words."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+REFUSALS = ("dead", "cured", "treated", "medicated")
+
+
 def _alive(health: Health, action: str) -> None:
     if health.dead:
-        raise ValueError(f"a dead character cannot {action}")
+        raise Refused("dead", f"a dead character cannot {action}")
 
 
 def apply_wound(health: Health, wound: Wound) -> Health:
@@ -593,14 +626,14 @@ def _care(health: Health, which: int | str, flag: Literal["treated", "medicated"
     illness = health.illnesses[index]
     label = repr(illness.name or illness.identity)
     if illness.cured:
-        raise ValueError(f"{label} is already cured")
+        raise Refused("cured", f"{label} is already cured")
     if flag == "treated":
         if illness.treated:
-            raise ValueError(f"{label} is already treated")
+            raise Refused("treated", f"{label} is already treated")
         illness = replace(illness, treated=True)
     else:
         if illness.medicated:
-            raise ValueError(f"{label} has already had its medicine")
+            raise Refused("medicated", f"{label} has already had its medicine")
         illness = replace(illness, medicated=True)
     if illness.cured:
         illness = replace(illness, cured_at=health.now)

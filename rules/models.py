@@ -1,7 +1,7 @@
 """What the rules engine's state is stored as: diseases, and each character's wounds and illnesses.
 
 Rows mirror `rules.engine.Wound` / `Illness` one to one and keep their order (by id): the engine only ever appends,
-so `rules.state` matches rows to engine objects by position. Only `rules.actions` writes these rows.
+so `rules.mapping` matches rows to engine objects by position. Only `rules.actions` writes these rows.
 """
 
 from django.core.exceptions import ValidationError
@@ -13,13 +13,19 @@ from rules import engine
 
 
 class WoundKind(models.TextChoices):
-    ATTACK = "attack", _("ataque físico directo")
-    COLLISION = "collision", _("golpes por colisión")
-    FALL = "fall", _("caída desde altura")
-    DROWNING = "drowning", _("asfixia por inmersión")
-    GAS = "gas", _("inhalación de gases nocivos")
-    ILLNESS = "illness", _("enfermedad")
-    EXERTION = "exertion", _("esfuerzo")
+    """RULES.md section 2: every loss of PG is a wound of one of these kinds (the engine's KINDS)."""
+
+    ATTACK = "attack", _("Ataque físico directo")
+    COLLISION = "collision", _("Colisión")
+    FALL = "fall", _("Caída")
+    DROWNING = "drowning", _("Asfixia por inmersión")
+    GAS = "gas", _("Gases nocivos")
+    ILLNESS = "illness", _("Enfermedad")
+    EXERTION = "exertion", _("Esfuerzo")
+
+
+# The kinds a GM inflicts as damage; illness and exertion wounds come from the rules themselves.
+DAMAGE_KINDS = (WoundKind.ATTACK, WoundKind.COLLISION, WoundKind.FALL, WoundKind.DROWNING, WoundKind.GAS)
 
 
 class Category(models.TextChoices):
@@ -41,8 +47,12 @@ BUILTIN_DISEASES = [
 class DiseaseQuerySet(models.QuerySet["Disease"]):
     def ensure_builtin(self) -> None:
         for name, category, penalty, pg_per_week in BUILTIN_DISEASES:
-            self.get_or_create(name=name, campaign=None, builtin=True,
-                               defaults={"category": category, "penalty": penalty, "pg_per_week": pg_per_week})
+            self.get_or_create(
+                name=name,
+                campaign=None,
+                builtin=True,
+                defaults={"category": category, "penalty": penalty, "pg_per_week": pg_per_week},
+            )
 
     def available_in(self, campaign) -> "DiseaseQuerySet":
         """Built-in diseases and this campaign's own, not retired."""
@@ -117,8 +127,11 @@ class Wound(models.Model):
         verbose_name = _("herida")
         verbose_name_plural = _("heridas")
         ordering = ["id"]
-        constraints = [models.CheckConstraint(condition=Q(remaining__lte=models.F("amount")),
-                                              name="wound_remaining_at_most_amount")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(remaining__lte=models.F("amount")), name="wound_remaining_at_most_amount"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} −{self.amount}"

@@ -1,128 +1,107 @@
-"""The GM's table: every rules action from the browser. Thin views: a form checks the input, one action runs."""
+"""The GM's own diseases for a campaign: list, add, edit, retire and bring back.
 
-from django.http import Http404, HttpRequest, HttpResponse
+Built-in and global diseases (campaign = None) belong to the site admins; here they are only shown for reference.
+A disease someone has had is never deleted (history points at it): it is retired instead.
+"""
+
+from django.contrib import messages
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
-from django_htmx.http import reswap, retarget
 
+from campaigns.access import campaign_for_gm
 from campaigns.models import Campaign
-from campaigns.table import table_context
-from campaigns.views import get_campaign_for_gm
-from rules import actions, forms
-
-# action → (form, needs a patient)
-ACTIONS: dict[str, tuple[type[forms.CampaignForm], bool]] = {
-    "damage": (forms.DamageForm, False),
-    "expose": (forms.ExposeForm, False),
-    "advance": (forms.AdvanceForm, False),
-    "treat_wounds": (forms.TreatWoundsForm, True),
-    "treat_illness": (forms.TreatIllnessForm, True),
-    "medicate": (forms.MedicateForm, True),
-    "exertion": (forms.ExertionForm, True),
-}
-
-TITLES = {
-    "damage": gettext_lazy("Aplicar daño"),
-    "expose": gettext_lazy("Exponer a una enfermedad"),
-    "advance": gettext_lazy("Avanzar el reloj"),
-    "treat_wounds": gettext_lazy("Tratar heridas"),
-    "treat_illness": gettext_lazy("Tratar una enfermedad"),
-    "medicate": gettext_lazy("Dar medicamentos"),
-    "exertion": gettext_lazy("Tirada de esfuerzo"),
-}
+from rules.forms import DiseaseForm, name_taken
+from rules.models import Disease
 
 
-def render_table(request: HttpRequest, campaign: Campaign, announce: str = "") -> HttpResponse:
-    context = table_context(campaign)
-    context["announce"] = announce
-    return render(request, "campaign.html#table", context)
+def lock_campaign(campaign: Campaign) -> None:
+    # Serialises the GM's disease edits in one campaign, so that two tabs cannot both pass the name check.
+    Campaign.objects.select_for_update().filter(pk=campaign.pk).exists()
 
 
-def build_form(request: HttpRequest, campaign: Campaign, action: str):
-    if action not in ACTIONS:
-        raise Http404
-    form_class, needs_patient = ACTIONS[action]
-    data = request.POST if request.method == "POST" else None
-    kwargs: dict = {"campaign": campaign, "auto_id": f"{slot_of(request)}-%s"}
-    initial: dict = {}
-    character_id = request.POST.get("character") or request.GET.get("character")
-    patient = None
-    if character_id is not None:
-        if not str(character_id).isdigit():
-            raise Http404
-        patient = get_object_or_404(campaign.characters, pk=int(character_id))
-        initial = {"characters": [patient]}
-    if needs_patient:
-        if patient is None:
-            raise Http404
-        kwargs["patient"] = patient
-    else:
-        kwargs["dice_for"] = patient
-    if request.method == "GET" and "kind" in request.GET:
-        # The kind select reloads the form with that kind's fields, keeping what was typed, as initial values.
-        initial = {name: request.GET.getlist(name) if name == "characters" else value
-                   for name, value in request.GET.items() if name not in ("csrfmiddlewaretoken", "slot", "character")}
-        if patient is not None and "characters" not in initial:
-            initial["characters"] = [patient]
-    form = form_class(data, initial=initial, **kwargs)
-    return form, patient
+def get_disease_for_gm(campaign: Campaign, disease_id: int) -> Disease:
+    # Only the campaign's own diseases: built-ins and globals have campaign = None and answer 404 like any other.
+    return get_object_or_404(Disease, pk=disease_id, campaign=campaign)
 
 
-def slot_of(request: HttpRequest) -> str:
-    """Where on the page the form sits: a card's slot (its character id), "party" or "advance"."""
-    slot = request.GET.get("slot") or request.POST.get("slot") or request.GET.get("character") \
-        or request.POST.get("character") or "party"
-    return slot if slot.isalnum() and len(slot) <= 20 else "party"
-
-
-def form_context(request: HttpRequest, campaign: Campaign, action: str, form, patient) -> dict:
-    slot = slot_of(request)
-    return {"campaign": campaign, "action": action, "form": form, "patient": patient, "slot": slot,
-            "title": TITLES[action]}
+def disease_list(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = campaign_for_gm(request.user, campaign_id)
+    return render(
+        request,
+        "diseases.html",
+        {
+            "campaign": campaign,
+            "own": campaign.diseases.order_by("retired", "category", "name"),
+            "shared": Disease.objects.filter(campaign=None, retired=False),
+        },
+    )
 
 
 @require_http_methods(["GET", "POST"])
-def act(request: HttpRequest, campaign_id: int, action: str) -> HttpResponse:
-    """GET: the action's form (a fragment for htmx, a page without it). POST: run the action."""
-    campaign = get_campaign_for_gm(request, campaign_id)
-    if request.method == "GET" and request.GET.get("cancel"):
-        return HttpResponse("")
-    form, patient = build_form(request, campaign, action)
-    context = form_context(request, campaign, action, form, patient)
-    if request.method == "POST" and form.is_valid():
-        try:
-            outcome = form.perform(request.user)
-        except actions.ActionError as error:
-            form.add_error(error.field if error.field in form.fields else None, error.message)
-        else:
-            if not request.htmx:
-                return redirect("campaign", campaign.pk)
-            campaign.refresh_from_db()
-            return render_table(request, campaign, announce=announcement(outcome))
-    status = 422 if request.method == "POST" else 200
-    if request.htmx:
-        response = render(request, "campaign.html#action_form", context, status=status)
-        if request.method == "POST":
-            response = reswap(retarget(response, f"#form-{context['slot']}"), "outerHTML")
-        return response
-    return render(request, "action_page.html", context, status=400 if status == 422 else 200)
+def disease_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = campaign_for_gm(request.user, campaign_id)
+    form = DiseaseForm(request.POST or None, campaign=campaign)
+    if request.method == "POST":
+        with transaction.atomic():
+            lock_campaign(campaign)
+            if form.is_valid():
+                disease = form.save(commit=False)
+                disease.campaign = campaign
+                disease.save()
+                messages.success(request, _("Enfermedad «%(name)s» creada.") % {"name": disease.name})
+                return redirect("diseases", campaign.pk)
+    return render(
+        request, "disease_form.html", {"campaign": campaign, "form": form}, status=400 if form.errors else 200
+    )
 
 
-def announcement(outcome: actions.Outcome) -> str:
-    """What a screen reader says after an action: each affected character's PG."""
-    return "; ".join(f"{c.name}: {c.pg}/{c.max_pg} PG" for c in outcome.characters)
+@require_http_methods(["GET", "POST"])
+def disease_edit(request: HttpRequest, campaign_id: int, disease_id: int) -> HttpResponse:
+    campaign = campaign_for_gm(request.user, campaign_id)
+    disease = get_disease_for_gm(campaign, disease_id)
+    form = DiseaseForm(request.POST or None, instance=disease, campaign=campaign)
+    if request.method == "POST":
+        with transaction.atomic():
+            lock_campaign(campaign)
+            if form.is_valid():
+                # Illnesses copy the numbers when they start, so this rewrites no one's history.
+                form.save()
+                messages.success(request, _("Enfermedad «%(name)s» guardada.") % {"name": disease.name})
+                return redirect("diseases", campaign.pk)
+        # A failed ModelForm has already written the bad values into the instance; show the saved name instead.
+        disease.refresh_from_db()
+    return render(
+        request,
+        "disease_form.html",
+        {"campaign": campaign, "disease": disease, "form": form},
+        status=400 if form.errors else 200,
+    )
 
 
 @require_POST
-def undo(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = get_campaign_for_gm(request, campaign_id)
-    try:
-        announce = _("Deshecho. ") + announcement(actions.undo(campaign, by=request.user))
-    except actions.ActionError as error:
-        announce = error.message  # nothing left to undo: say so, change nothing
-    if not request.htmx:
-        return redirect("campaign", campaign.pk)
-    campaign.refresh_from_db()
-    return render_table(request, campaign, announce=announce)
+def disease_retire(request: HttpRequest, campaign_id: int, disease_id: int) -> HttpResponse:
+    """Retire an active disease (no one can catch it any more) or bring a retired one back."""
+    campaign = campaign_for_gm(request.user, campaign_id)
+    with transaction.atomic():
+        lock_campaign(campaign)
+        disease = get_disease_for_gm(campaign, disease_id)
+        if not disease.retired:
+            disease.retired = True
+            disease.save(update_fields=["retired"])
+            messages.success(
+                request, _("Enfermedad «%(name)s» retirada: ya no se puede contraer.") % {"name": disease.name}
+            )
+        elif name_taken(campaign, disease.name, exclude=disease):
+            messages.error(
+                request,
+                _("No se puede recuperar «%(name)s»: ya hay una enfermedad activa con ese nombre.")
+                % {"name": disease.name},
+            )
+        else:
+            disease.retired = False
+            disease.save(update_fields=["retired"])
+            messages.success(request, _("Enfermedad «%(name)s» disponible de nuevo.") % {"name": disease.name})
+    return redirect("diseases", campaign.pk)

@@ -1,8 +1,8 @@
 """Runs the app or the tests with a database ready: DATABASE_URL when set, else the embedded PostgreSQL.
 
-    python scripts/dev.py run    # .data/ keeps the embedded database between runs
-    python scripts/dev.py test   # a throw-away embedded database; extra arguments go to pytest
-    python scripts/dev.py bench bench/advance.py [args]   # a benchmark script, database as for test
+python scripts/dev.py run    # .data/ keeps the embedded database between runs
+python scripts/dev.py test   # a throw-away embedded database; extra arguments go to pytest
+python scripts/dev.py bench bench/advance.py [args]   # a benchmark script, database as for test
 """
 
 from __future__ import annotations
@@ -61,9 +61,20 @@ def run() -> int:
     host, port = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
     print(f"\nServing on http://{host}:{port}/  (Ctrl-C stops it)\n", flush=True)
     server = subprocess.Popen(
-        [PYTHON, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", port, "--no-access-log",
-         # open live streams never end by themselves: give them a moment, then stop
-         "--timeout-graceful-shutdown", "3"],
+        [
+            PYTHON,
+            "-m",
+            "uvicorn",
+            "config.asgi:application",
+            "--host",
+            host,
+            "--port",
+            port,
+            "--no-access-log",
+            # open live streams never end by themselves: give them a moment, then stop
+            "--timeout-graceful-shutdown",
+            "3",
+        ],
         cwd=ROOT,
     )
     try:

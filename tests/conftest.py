@@ -45,8 +45,9 @@ def world(db) -> World:
     npc_a = Character.objects.create(campaign=campaign_a, name="Tomás", constitution=5)
     char_b = Character.objects.create(campaign=campaign_b, name="Zed", constitution=10)
     invite_a = Invitation.objects.create(campaign=campaign_a, character=npc_a)
-    return World(gm_a, player_a, player_a2, gm_b, outsider, campaign_a, campaign_b, char_a1, char_a2, npc_a, char_b,
-                 invite_a)
+    return World(
+        gm_a, player_a, player_a2, gm_b, outsider, campaign_a, campaign_b, char_a1, char_a2, npc_a, char_b, invite_a
+    )
 
 
 def client_for(user) -> Client:

@@ -37,9 +37,23 @@ def asgi_server():
     env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "1"}
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set for Playwright in this process; the server must stay async-safe
     process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-         "--no-access-log", "--log-level", "warning", "--timeout-graceful-shutdown", "1"],
-        cwd=ROOT, env=env,
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-access-log",
+            "--log-level",
+            "warning",
+            "--timeout-graceful-shutdown",
+            "1",
+        ],
+        cwd=ROOT,
+        env=env,
     )
     base = f"http://127.0.0.1:{port}"
     try:

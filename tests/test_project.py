@@ -21,7 +21,10 @@ def test_production_settings_pass_check_deploy():
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT, env=env, capture_output=True, text=True,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout

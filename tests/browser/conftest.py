@@ -7,8 +7,16 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 # Flags that keep Chromium off the network and quiet on a machine with no internet (see the env notes).
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 
 
 def chromium_path() -> str:
@@ -43,8 +51,9 @@ def page(browser: Browser) -> Page:
 
 @pytest.fixture
 def phone(browser: Browser) -> Page:
-    context = browser.new_context(locale="es-ES", viewport={"width": 375, "height": 740}, is_mobile=True,
-                                  has_touch=True, device_scale_factor=2)
+    context = browser.new_context(
+        locale="es-ES", viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True, device_scale_factor=2
+    )
     page = context.new_page()
     page.errors = []
     page.on("console", lambda message: record_error(page, message))

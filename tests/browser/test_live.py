@@ -22,7 +22,8 @@ def test_the_player_sees_damage_exertion_and_undo_live(browser: Browser):
     # The server process uses the real password hasher, not the tests' fast one.
     for username, password in (("narrador", "cripta-narrador"), ("bruno", "cripta-bruno")):
         get_user_model().objects.filter(username=username).update(
-            password=PBKDF2PasswordHasher().encode(password, PBKDF2PasswordHasher().salt()))
+            password=PBKDF2PasswordHasher().encode(password, PBKDF2PasswordHasher().salt())
+        )
     campaign = Campaign.objects.get(name="La Cripta de Hielo")
     borin = Character.objects.get(name="Borin")
     with asgi_server() as base:

@@ -11,15 +11,21 @@ from tests.conftest import World, client_for
 PERSONAS = ["gm_a", "player_a", "player_a2", "gm_b", "outsider", "anonymous"]
 LOGIN = 302  # LoginRequiredMiddleware sends anonymous visitors to the login page
 
+
 def everyone(status: int, anonymous: int = LOGIN) -> dict[str, int]:
     return {**dict.fromkeys(PERSONAS, status), "anonymous": anonymous}
+
 
 def only(allowed: dict[str, int], others: int = 404) -> dict[str, int]:
     return {**dict.fromkeys(PERSONAS, others), "anonymous": LOGIN, **allowed}
 
+
 def own_disease(w) -> int:
     return Disease.objects.create(name="Propia", category="common", penalty=-1, campaign=w.campaign_a).pk
 
+
+# The actions on one character are opened from its card.
+QUERY = {action: "?character={a1}" for action in ("treat_wounds", "treat_illness", "medicate", "exertion")}
 
 # route name → (method, kwargs from the world, expected status per persona)
 MATRIX = {
@@ -29,32 +35,61 @@ MATRIX = {
     "signup": ("get", lambda w: {}, everyone(200, anonymous=200)),
     "set_language": ("post", lambda w: {}, everyone(302, anonymous=302)),
     "campaign_create": ("get", lambda w: {}, everyone(200)),
-    "campaign": ("get", lambda w: {"campaign_id": w.campaign_a.pk},
-                 only({"gm_a": 200, "player_a": 200, "player_a2": 200})),
+    "campaign": (
+        "get",
+        lambda w: {"campaign_id": w.campaign_a.pk},
+        only({"gm_a": 200, "player_a": 200, "player_a2": 200}),
+    ),
     # Who may open the stream; the test client is WSGI, where the stream answers 204 (no live updates under WSGI).
-    # Its content is tested against a real ASGI server in tests/campaigns/test_live.py.
-    "campaign_stream": ("get", lambda w: {"campaign_id": w.campaign_a.pk},
-                        only({"gm_a": 204, "player_a": 204, "player_a2": 204})),
+    # Its content is tested against a real ASGI server in tests/play/test_live.py.
+    "campaign_stream": (
+        "get",
+        lambda w: {"campaign_id": w.campaign_a.pk},
+        only({"gm_a": 204, "player_a": 204, "player_a2": 204}),
+    ),
     "character_create": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
-    "character": ("get", lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},
-                  only({"gm_a": 200, "player_a": 200})),
-    "character_edit": ("get", lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},
-                       only({"gm_a": 200})),
-    "character_delete": ("get", lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},
-                         only({"gm_a": 200})),
-    "character_invite": ("post", lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},
-                         only({"gm_a": 302})),
-    "act": ("get", lambda w: {"campaign_id": w.campaign_a.pk, "action": "damage"}, only({"gm_a": 200})),
+    "character": (
+        "get",
+        lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},
+        only({"gm_a": 200, "player_a": 200}),
+    ),
+    "character_edit": (
+        "get",
+        lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},
+        only({"gm_a": 200}),
+    ),
+    "character_delete": (
+        "get",
+        lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},
+        only({"gm_a": 200}),
+    ),
+    "character_invite": (
+        "post",
+        lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},
+        only({"gm_a": 302}),
+    ),
+    **{
+        action: ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200}))
+        for action in ("damage", "expose", "advance", "treat_wounds", "treat_illness", "medicate", "exertion")
+    },
+    "close_form": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "undo": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 302})),
     "diseases": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "disease_create": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
-    "disease_edit": ("get", lambda w: {"campaign_id": w.campaign_a.pk, "disease_id": own_disease(w)},
-                     only({"gm_a": 200})),
-    "disease_retire": ("post", lambda w: {"campaign_id": w.campaign_a.pk, "disease_id": own_disease(w)},
-                       only({"gm_a": 302})),
+    "disease_edit": (
+        "get",
+        lambda w: {"campaign_id": w.campaign_a.pk, "disease_id": own_disease(w)},
+        only({"gm_a": 200}),
+    ),
+    "disease_retire": (
+        "post",
+        lambda w: {"campaign_id": w.campaign_a.pk, "disease_id": own_disease(w)},
+        only({"gm_a": 302}),
+    ),
     # The token is the capability: any signed-in user who has the link may open it.
     "invitation": ("get", lambda w: {"token": w.invite_a.token}, everyone(200)),
 }
+
 
 def route_names(resolver=None, namespace: str = "") -> set[str]:
     names = set()
@@ -68,8 +103,10 @@ def route_names(resolver=None, namespace: str = "") -> set[str]:
             names.add(pattern.name)
     return names
 
+
 def test_every_route_has_a_row():
     assert route_names() == set(MATRIX)
+
 
 @pytest.mark.parametrize("persona", PERSONAS)
 @pytest.mark.parametrize("route", sorted(MATRIX))
@@ -77,8 +114,10 @@ def test_matrix(world: World, route: str, persona: str):
     method, kwargs, expected = MATRIX[route]
 
     user = None if persona == "anonymous" else getattr(world, persona)
-    response = getattr(client_for(user), method)(reverse(route, kwargs=kwargs(world)))
+    query = QUERY.get(route, "").format(a1=world.char_a1.pk)
+    response = getattr(client_for(user), method)(reverse(route, kwargs=kwargs(world)) + query)
     assert response.status_code == expected[persona], (route, persona, response.status_code)
+
 
 def test_other_campaigns_character_under_my_campaign_url_is_404(world: World):
     """A character id from campaign B placed under campaign A's URL must not leak."""
@@ -87,22 +126,28 @@ def test_other_campaigns_character_under_my_campaign_url_is_404(world: World):
     assert client_for(world.gm_a).get(url).status_code == 404
     assert client_for(world.gm_b).get(url).status_code == 404
 
+
 @pytest.mark.parametrize("persona", ["player_a", "player_a2", "gm_b", "outsider"])
 def test_forbidden_writes_change_nothing(world: World, persona: str):
 
     client = client_for(getattr(world, persona))
     ids = {"campaign_id": world.campaign_a.pk, "character_id": world.char_a1.pk}
-    edit = client.post(reverse("character_edit", kwargs=ids), {"name": "Hacked", "constitution": 30, "jump": 0,
-                                                                 "heal_wounds": 0, "weight_kg": 70})
+    edit = client.post(
+        reverse("character_edit", kwargs=ids),
+        {"name": "Hacked", "constitution": 30, "jump": 0, "heal_wounds": 0, "weight_kg": 70},
+    )
     delete = client.post(reverse("character_delete", kwargs=ids))
     invite = client.post(reverse("character_invite", kwargs=ids))
-    create = client.post(reverse("character_create", kwargs={"campaign_id": world.campaign_a.pk}),
-                         {"name": "Intruso", "constitution": 10, "jump": 0, "heal_wounds": 0, "weight_kg": 70})
+    create = client.post(
+        reverse("character_create", kwargs={"campaign_id": world.campaign_a.pk}),
+        {"name": "Intruso", "constitution": 10, "jump": 0, "heal_wounds": 0, "weight_kg": 70},
+    )
     assert [edit.status_code, delete.status_code, invite.status_code, create.status_code] == [404] * 4
     world.char_a1.refresh_from_db()
     assert world.char_a1.name == "Aldara" and world.char_a1.constitution == 8
     assert not Character.objects.filter(name="Intruso").exists()
     assert not Invitation.objects.filter(character=world.char_a1).exists()
+
 
 def test_admin_requires_staff(world: World):
     assert client_for(world.gm_a).get("/admin/").status_code == 302

@@ -31,12 +31,6 @@ def test_format_clock(seconds, text):
     assert format_clock(seconds) == text
 
 
-@pytest.mark.parametrize("seconds", [-1, True, 1.5, "60"])
-def test_format_clock_refuses_what_is_not_campaign_time(seconds):
-    with pytest.raises(ValueError):
-        format_clock(seconds)
-
-
 # --- format_duration ----------------------------------------------------------------------------------------------
 
 
@@ -58,12 +52,6 @@ def test_format_clock_refuses_what_is_not_campaign_time(seconds):
 )
 def test_format_duration(seconds, text):
     assert format_duration(seconds) == text
-
-
-@pytest.mark.parametrize("seconds", [-6, False, 2.0])
-def test_format_duration_refuses_what_is_not_a_duration(seconds):
-    with pytest.raises(ValueError):
-        format_duration(seconds)
 
 
 # --- parse_duration -----------------------------------------------------------------------------------------------

@@ -1,19 +1,23 @@
 from django.urls import reverse
 
-from campaigns.models import Campaign, Invitation, Membership
+from campaigns.access import campaigns_of
+from campaigns.models import Invitation, Membership
 from tests.conftest import World, client_for
 
 
 def test_gm_invites_and_a_new_player_signs_up_and_claims(world: World, client):
-    client_for(world.gm_a).post(reverse("character_invite", kwargs={"campaign_id": world.campaign_a.pk,
-                                                                   "character_id": world.char_a1.pk}))
+    client_for(world.gm_a).post(
+        reverse("character_invite", kwargs={"campaign_id": world.campaign_a.pk, "character_id": world.char_a1.pk})
+    )
     invite = Invitation.objects.get(character=world.char_a1)
     url = reverse("invitation", kwargs={"token": invite.token})
 
     response = client.get(url)
     assert response.status_code == 302 and response.url.startswith(reverse("login"))
-    response = client.post(reverse("signup"), {"username": "nueva", "password1": "una-clave-larga-42",
-                                               "password2": "una-clave-larga-42", "next": url})
+    response = client.post(
+        reverse("signup"),
+        {"username": "nueva", "password1": "una-clave-larga-42", "password2": "una-clave-larga-42", "next": url},
+    )
     assert response.status_code == 302 and response.url == url
     assert client.get(url).status_code == 200
     response = client.post(url)
@@ -22,7 +26,7 @@ def test_gm_invites_and_a_new_player_signs_up_and_claims(world: World, client):
     invite.refresh_from_db()
     assert world.char_a1.player.username == "nueva" and invite.claimed_by == world.char_a1.player
     assert Membership.objects.filter(campaign=world.campaign_a, user__username="nueva").exists()
-    assert Campaign.objects.for_user(world.char_a1.player).get() == world.campaign_a
+    assert campaigns_of(world.char_a1.player).get() == world.campaign_a
 
 
 def test_a_claimed_invitation_is_gone_for_others(world: World):

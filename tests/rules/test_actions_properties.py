@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from characters.models import Character
 from rules import actions
+from rules.damage import Attack, Fall, Gas
 from rules.models import Disease, Illness
 from tests.conftest import World
 from tests.rules.test_actions import engine_pg, snapshot
@@ -28,10 +29,10 @@ def perform(world: World, action: tuple) -> None:
     name, *args = action
     a, gm, patient, healer = world.campaign_a, world.gm_a, world.char_a1, world.npc_a
     if name in ("attack", "gas"):
-        kwargs = {"amount": args[0]} if name == "attack" else {"turns": args[0]}
-        actions.apply_damage(a, [patient, world.char_a2], name, by=gm, **kwargs)
+        damage = Attack(amount=args[0]) if name == "attack" else Gas(turns=args[0])
+        actions.apply_damage(a, [patient, world.char_a2], damage, by=gm)
     elif name == "fall":
-        actions.apply_damage(a, [patient], "fall", height_m=args[0], dice_by_character={patient.pk: args[1]}, by=gm)
+        actions.apply_damage(a, [patient], Fall(height_m=args[0], dice={patient.pk: args[1]}), by=gm)
     elif name == "advance":
         actions.advance_clock(a, args[0], resting=None if args[1] else [], by=gm)
     elif name == "expose":

@@ -6,11 +6,12 @@ from django.core.management import CommandError, call_command
 from campaigns.models import Event
 from characters.models import Character
 from rules import actions, engine
+from rules.damage import Attack
 from tests.conftest import World
 
 
 def test_advance_clock_by_name_with_rest(world: World):
-    actions.apply_damage(world.campaign_a, [world.char_a1], "attack", amount=5, by=world.gm_a)
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a)
     out = io.StringIO()
     call_command("advance_clock", "A", "2d", stdout=out)
     world.campaign_a.refresh_from_db()
@@ -21,7 +22,7 @@ def test_advance_clock_by_name_with_rest(world: World):
 
 
 def test_advance_clock_no_rest_by_id(world: World):
-    actions.apply_damage(world.campaign_a, [world.char_a1], "attack", amount=5, by=world.gm_a)
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a)
     call_command("advance_clock", str(world.campaign_a.pk), "1w", "--no-rest", stdout=io.StringIO())
     assert Character.objects.get(pk=world.char_a1.pk).pg == 75
 

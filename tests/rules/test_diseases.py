@@ -55,15 +55,17 @@ def test_admin_lists_searches_and_filters(admin_client_):
 
 
 def test_admin_refuses_a_serious_disease_without_weekly_loss(admin_client_):
-    response = admin_client_.post("/admin/rules/disease/add/", {"name": "Cólera", "category": "serious",
-                                                                 "penalty": "-3", "pg_per_week": ""})
+    response = admin_client_.post(
+        "/admin/rules/disease/add/", {"name": "Cólera", "category": "serious", "penalty": "-3", "pg_per_week": ""}
+    )
     assert response.status_code == 200 and "al menos 1 PG" in response.content.decode()
     assert not Disease.objects.filter(name="Cólera").exists()
 
 
 def test_a_disease_in_use_cannot_be_deleted_but_can_be_retired(world: World, admin_client_):
-    custom = Disease.objects.create(name="Fiebre del hielo", category="serious", penalty=-1, pg_per_week=1,
-                                    campaign=world.campaign_a)
+    custom = Disease.objects.create(
+        name="Fiebre del hielo", category="serious", penalty=-1, pg_per_week=1, campaign=world.campaign_a
+    )
     # 1d12 + CON 8 against 12: a 1 makes 9 and Aldara falls ill.
     actions.expose(world.campaign_a, [world.char_a1], custom, dice_by_character={world.char_a1.pk: 1}, by=world.gm_a)
     assert custom.illnesses.exists()

@@ -151,8 +151,8 @@ def test_wound_of_zero_pg_and_wound_at_zero_pg_are_recorded():
 
 
 def test_wound_is_stamped_with_the_current_second():
-    health = apply_wound(Health(5, now=1234), Wound("attack", 2, inflicted_at=99, key="row-7"))
-    assert health.wounds == (Wound("attack", 2, inflicted_at=1234, key="row-7"),)
+    health = apply_wound(Health(5, now=1234), Wound("attack", 2, inflicted_at=99))
+    assert health.wounds == (Wound("attack", 2, inflicted_at=1234),)
 
 
 @pytest.mark.parametrize(
@@ -679,6 +679,10 @@ def test_healing_time_per_pool():
     assert healing_time(health, "fall") == 0
     later = advance(health, DAY + 5)
     assert healing_time(later, "attack") == 2 * DAY - 5
-    ill = Health(8, [Wound("illness", 2, inflicted_at=WEEK, illness_key="peste")],
-                 [Illness("serious", -2, 1, name="Peste", key="peste", since=0)], now=WEEK)
+    ill = Health(
+        8,
+        [Wound("illness", 2, inflicted_at=WEEK, illness_key="peste")],
+        [Illness("serious", -2, 1, name="Peste", key="peste", since=0)],
+        now=WEEK,
+    )
     assert healing_time(ill, "illness") is None

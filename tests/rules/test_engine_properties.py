@@ -180,7 +180,7 @@ def pools(draw) -> Health:
     interval = recovery_interval(kind)
     health = Health(8, now=draw(st.integers(0, DAY)))
     for _ in range(draw(st.integers(1, 4))):
-        health = apply_wound(health, Wound(kind, draw(st.integers(0, 3)), key=kind))
+        health = apply_wound(health, Wound(kind, draw(st.integers(0, 3))))
         if draw(st.booleans()):
             health = treat_wounds(health)
         health = advance(health, draw(st.integers(0, 2 * interval)))

@@ -4,7 +4,8 @@ import pytest
 
 from campaigns.models import Campaign
 from characters.models import Character
-from rules import actions, engine, state
+from rules import actions, engine, mapping
+from rules.damage import Gas
 from rules.models import Disease, Illness, Wound
 from tests.conftest import make_user
 
@@ -23,11 +24,11 @@ def crowded_campaign(size: int) -> Campaign:
     plague = Disease.objects.get(name="Peste")
     Wound.objects.bulk_create(
         Wound(character=c, kind=kind, amount=3, remaining=3, inflicted_at=0)
-        for c in characters for kind in ("attack", "gas", "fall")
+        for c in characters
+        for kind in ("attack", "gas", "fall")
     )
     Illness.objects.bulk_create(
-        Illness(character=c, disease=plague, category="serious", penalty=-2, pg_per_week=1, since=0)
-        for c in characters
+        Illness(character=c, disease=plague, category="serious", penalty=-2, pg_per_week=1, since=0) for c in characters
     )
     return campaign
 
@@ -42,7 +43,7 @@ def test_advancing_a_crowded_campaign_costs_the_same_queries(size, django_assert
     wounds = list(Wound.objects.filter(character=sample).order_by("id"))
     illnesses = list(Illness.objects.filter(character=sample).select_related("disease").order_by("id"))
     campaign.refresh_from_db()
-    assert sample.pg == state.health_of(sample, wounds, illnesses, campaign.clock).pg
+    assert sample.pg == mapping.health_of(sample, wounds, illnesses, campaign.clock).pg
     # A year of plague at 1 PG a week: 52 weekly wounds on top of the 3 first ones.
     assert len(wounds) == 3 + 52
 
@@ -52,6 +53,6 @@ def test_damaging_everyone_costs_the_same_queries(size, django_assert_max_num_qu
     campaign = crowded_campaign(size)
     everyone = list(campaign.characters.values_list("pk", flat=True))
     with django_assert_max_num_queries(ADVANCE_QUERIES):
-        actions.apply_damage(campaign.pk, everyone, "gas", turns=2, by=campaign.gm)
+        actions.apply_damage(campaign.pk, everyone, Gas(turns=2), by=campaign.gm)
     with django_assert_max_num_queries(ADVANCE_QUERIES):
         actions.undo(campaign.pk, by=campaign.gm)

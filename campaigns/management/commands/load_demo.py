@@ -7,6 +7,7 @@ from django.db import transaction
 from campaigns.models import Campaign, Invitation, Membership
 from characters.models import Character
 from rules import actions
+from rules.damage import Attack, Fall, Gas
 from rules.engine import HOUR
 from rules.models import Disease
 
@@ -42,14 +43,44 @@ class Command(BaseCommand):
             for player in ("ana", "bruno"):
                 Membership.objects.create(campaign=campaign, user=users[player])
             characters = [
-                Character(campaign=campaign, player=users["ana"], name="Aldara", constitution=8, jump=6,
-                          heal_wounds=4, weight_kg=62, notes="Exploradora del paso norte."),
-                Character(campaign=campaign, player=users["bruno"], name="Borin", constitution=12, jump=2,
-                          heal_wounds=0, weight_kg=95, notes="Herrero enano, lleva cota de malla."),
-                Character(campaign=campaign, name="Sibila", constitution=6, jump=4, heal_wounds=2, weight_kg=55,
-                          notes="Sin jugador todavía: tiene una invitación pendiente."),
-                Character(campaign=campaign, name="Hermano Tomás", constitution=5, jump=0, heal_wounds=9,
-                          weight_kg=70, notes="PNJ: el curandero del monasterio."),
+                Character(
+                    campaign=campaign,
+                    player=users["ana"],
+                    name="Aldara",
+                    constitution=8,
+                    jump=6,
+                    heal_wounds=4,
+                    weight_kg=62,
+                    notes="Exploradora del paso norte.",
+                ),
+                Character(
+                    campaign=campaign,
+                    player=users["bruno"],
+                    name="Borin",
+                    constitution=12,
+                    jump=2,
+                    heal_wounds=0,
+                    weight_kg=95,
+                    notes="Herrero enano, lleva cota de malla.",
+                ),
+                Character(
+                    campaign=campaign,
+                    name="Sibila",
+                    constitution=6,
+                    jump=4,
+                    heal_wounds=2,
+                    weight_kg=55,
+                    notes="Sin jugador todavía: tiene una invitación pendiente.",
+                ),
+                Character(
+                    campaign=campaign,
+                    name="Hermano Tomás",
+                    constitution=5,
+                    jump=0,
+                    heal_wounds=9,
+                    weight_kg=70,
+                    notes="PNJ: el curandero del monasterio.",
+                ),
             ]
             for character in characters:
                 character.save()
@@ -63,9 +94,8 @@ class Command(BaseCommand):
 
     def wound_the_party(self, campaign, gm, aldara, borin, sibila, tomas) -> None:
         """A first evening in the crypt, through the same actions the GM uses, so the log tells it."""
-        actions.apply_damage(campaign, [borin], "attack", amount=14, by=gm)
-        actions.apply_damage(campaign, [aldara, borin, sibila], "gas", turns=3, by=gm)
-        actions.apply_damage(campaign, [aldara], "fall", height_m=4, difficulty=14,
-                             dice_by_character={aldara.pk: 5}, by=gm)
+        actions.apply_damage(campaign, [borin], Attack(amount=14), by=gm)
+        actions.apply_damage(campaign, [aldara, borin, sibila], Gas(turns=3), by=gm)
+        actions.apply_damage(campaign, [aldara], Fall(height_m=4, difficulty=14, dice={aldara.pk: 5}), by=gm)
         actions.advance_clock(campaign, 2 * HOUR, by=gm)
         actions.treat_wounds(campaign, borin, tomas, by=gm)

@@ -2,17 +2,15 @@
 by kind with their healing time, illnesses. A few queries for a whole campaign, whatever its size."""
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign
 from characters.models import Character
-from rules import engine, state
+from rules import engine, mapping
 from rules.models import Illness, Wound, WoundKind
-
-# The rows of RULES.md section 4, from healthy to dead: the card's colour.
-BANDS = ((11, "ok"), (9, "band-10"), (7, "band-8"), (5, "band-6"), (3, "band-4"), (1, "band-2"))
 
 
 @dataclass
@@ -45,9 +43,11 @@ class Card:
 
 
 def band_of(health: engine.Health) -> str:
+    """The card's colour: the row of RULES.md section 4's penalty table that applies."""
     if health.dead:
         return "dead"
-    return next(name for floor, name in BANDS if health.pg >= floor)
+    row = engine.penalty_row(health.pg)
+    return "ok" if row is None else f"band-{row}"
 
 
 def penalty_words(health: engine.Health) -> list[str]:
@@ -70,7 +70,7 @@ def signed(number: int) -> str:
 
 
 def card_for(character: Character, wounds: list[Wound], illnesses: list[Illness], clock: int) -> Card:
-    health = state.health_of(character, wounds, illnesses, clock)
+    health = mapping.health_of(character, wounds, illnesses, clock)
     outstanding: dict[str, int] = defaultdict(int)
     treated: dict[str, bool] = defaultdict(lambda: True)  # "treated" only when every outstanding wound of it is
     for wound in health.wounds:
@@ -80,15 +80,16 @@ def card_for(character: Character, wounds: list[Wound], illnesses: list[Illness]
     labels = dict(WoundKind.choices)
     wound_lines = [
         WoundLine(kind, str(labels[kind]), outstanding[kind], engine.healing_time(health, kind), treated[kind])
-        for kind in engine.KINDS if outstanding[kind]
+        for kind in engine.KINDS
+        if outstanding[kind]
     ]
     illness_lines = [IllnessLine(row, illness) for row, illness in zip(illnesses, health.illnesses, strict=True)]
     return Card(character, health, band_of(health), penalty_words(health), wound_lines, illness_lines)
 
 
-def cards_for(campaign: Campaign, characters=None) -> list[Card]:
-    """Cards for the campaign's characters (or the given queryset of them), in three queries."""
-    characters = list(characters if characters is not None else campaign.characters.select_related("player"))
+def cards_for(campaign: Campaign, characters: Iterable[Character]) -> list[Card]:
+    """Cards for these characters of the campaign, in three queries whatever their number."""
+    characters = list(characters)
     ids = [c.pk for c in characters]
     wounds: dict[int, list[Wound]] = defaultdict(list)
     for wound in Wound.objects.filter(character_id__in=ids).order_by("id"):

@@ -26,8 +26,9 @@ def foreign(world: World) -> Disease:
 
 
 def snapshot() -> list[tuple]:
-    return list(Disease.objects.order_by("pk").values_list("name", "category", "penalty", "pg_per_week", "campaign",
-                                                           "retired"))
+    return list(
+        Disease.objects.order_by("pk").values_list("name", "category", "penalty", "pg_per_week", "campaign", "retired")
+    )
 
 
 def test_gm_sees_own_retired_and_builtin_diseases(world: World, custom: Disease, foreign: Disease):
@@ -49,8 +50,14 @@ def test_gm_creates_a_disease(world: World, data: dict, pg_per_week):
     response = client.post(url("disease_create", world), data)
     assert response.status_code == 302 and response.url == url("diseases", world)
     disease = Disease.objects.get(name=data["name"])
-    assert (disease.campaign, disease.category, disease.penalty, disease.pg_per_week, disease.builtin,
-            disease.retired) == (world.campaign_a, data["category"], int(data["penalty"]), pg_per_week, False, False)
+    assert (
+        disease.campaign,
+        disease.category,
+        disease.penalty,
+        disease.pg_per_week,
+        disease.builtin,
+        disease.retired,
+    ) == (world.campaign_a, data["category"], int(data["penalty"]), pg_per_week, False, False)
     assert "creada" in client.get(response.url).content.decode()
     # The new disease can now be caught in this campaign only.
     assert Disease.objects.available_in(world.campaign_a).filter(pk=disease.pk).exists()
@@ -63,8 +70,12 @@ def test_gm_edits_a_disease(world: World, custom: Disease):
     response = client.post(url("disease_edit", world, custom), {**SERIOUS, "name": "Mal de altura grave"})
     assert response.status_code == 302
     custom.refresh_from_db()
-    assert (custom.name, custom.category, custom.penalty, custom.pg_per_week) == ("Mal de altura grave", "serious",
-                                                                                  -3, 2)
+    assert (custom.name, custom.category, custom.penalty, custom.pg_per_week) == (
+        "Mal de altura grave",
+        "serious",
+        -3,
+        2,
+    )
     # Keeping its own name is no clash with itself.
     assert client.post(url("disease_edit", world, custom), {**SERIOUS, "name": custom.name}).status_code == 302
 
@@ -122,8 +133,9 @@ def test_bad_input_on_create_is_400_and_changes_nothing(world: World, data: dict
 
 
 @pytest.mark.parametrize("data, field, message", BAD)
-def test_bad_input_on_edit_is_400_and_changes_nothing(world: World, custom: Disease, data: dict, field: str,
-                                                      message: str):
+def test_bad_input_on_edit_is_400_and_changes_nothing(
+    world: World, custom: Disease, data: dict, field: str, message: str
+):
     before = snapshot()
     response = client_for(world.gm_a).post(url("disease_edit", world, custom), data)
     assert response.status_code == 400
@@ -132,8 +144,9 @@ def test_bad_input_on_edit_is_400_and_changes_nothing(world: World, custom: Dise
     assert snapshot() == before
 
 
-def test_same_name_as_a_retired_or_another_campaigns_disease_is_allowed(world: World, custom: Disease,
-                                                                          foreign: Disease):
+def test_same_name_as_a_retired_or_another_campaigns_disease_is_allowed(
+    world: World, custom: Disease, foreign: Disease
+):
     custom.retired = True
     custom.save()
     client = client_for(world.gm_a)

@@ -1,7 +1,7 @@
 from django import template
 
 from campaigns.clock import format_clock, format_duration
-from characters.cards import signed
+from play.cards import signed
 
 register = template.Library()
 
@@ -20,8 +20,3 @@ def duration(seconds: int | None) -> str:
 @register.filter(name="signed")
 def signed_number(number: int) -> str:
     return signed(number)
-
-
-@register.filter
-def get(mapping: dict, key) -> object:
-    return mapping.get(str(key), mapping.get(key)) if mapping else None

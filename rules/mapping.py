@@ -18,8 +18,16 @@ def wound_of(row: Wound) -> engine.Wound:
 
 def illness_of(row: Illness) -> engine.Illness:
     return engine.Illness(
-        row.category, row.penalty, row.pg_per_week, row.treated, row.medicated, row.since,
-        name=row.disease.name, key=f"disease:{row.disease_id}", cured_at=row.cured_at, weeks_charged=row.weeks_charged,
+        row.category,
+        row.penalty,
+        row.pg_per_week,
+        row.treated,
+        row.medicated,
+        row.since,
+        name=row.disease.name,
+        key=f"disease:{row.disease_id}",
+        cured_at=row.cured_at,
+        weeks_charged=row.weeks_charged,
     )
 
 
@@ -57,25 +65,41 @@ class Changes:
             if (row.remaining, row.treated) != (wound.amount, wound.treated):
                 row.remaining, row.treated = wound.amount, wound.treated
                 self.wounds_to_update.append(row)
-        for wound in new.wounds[len(wounds):]:
-            self.wounds_to_create.append(Wound(
-                character=character, kind=wound.kind, amount=wound.amount, remaining=wound.amount,
-                treated=wound.treated, inflicted_at=wound.inflicted_at, illness_key=wound.illness_key or "",
-            ))
-        self.wounds_to_delete += [row.pk for row in wounds[len(new.wounds):]]
+        for wound in new.wounds[len(wounds) :]:
+            self.wounds_to_create.append(
+                Wound(
+                    character=character,
+                    kind=wound.kind,
+                    amount=wound.amount,
+                    remaining=wound.amount,
+                    treated=wound.treated,
+                    inflicted_at=wound.inflicted_at,
+                    illness_key=wound.illness_key or "",
+                )
+            )
+        self.wounds_to_delete += [row.pk for row in wounds[len(new.wounds) :]]
 
         for row, illness in zip(illnesses, new.illnesses, strict=False):
             fields = (illness.treated, illness.medicated, illness.cured_at, illness.weeks_charged)
             if (row.treated, row.medicated, row.cured_at, row.weeks_charged) != fields:
                 row.treated, row.medicated, row.cured_at, row.weeks_charged = fields
                 self.illnesses_to_update.append(row)
-        for illness in new.illnesses[len(illnesses):]:
-            self.illnesses_to_create.append(Illness(
-                character=character, disease_id=disease_id(illness), category=illness.category,
-                penalty=illness.penalty, pg_per_week=illness.pg_per_week, since=illness.since, treated=illness.treated,
-                medicated=illness.medicated, cured_at=illness.cured_at, weeks_charged=illness.weeks_charged,
-            ))
-        self.illnesses_to_delete += [row.pk for row in illnesses[len(new.illnesses):]]
+        for illness in new.illnesses[len(illnesses) :]:
+            self.illnesses_to_create.append(
+                Illness(
+                    character=character,
+                    disease_id=disease_id(illness),
+                    category=illness.category,
+                    penalty=illness.penalty,
+                    pg_per_week=illness.pg_per_week,
+                    since=illness.since,
+                    treated=illness.treated,
+                    medicated=illness.medicated,
+                    cured_at=illness.cured_at,
+                    weeks_charged=illness.weeks_charged,
+                )
+            )
+        self.illnesses_to_delete += [row.pk for row in illnesses[len(new.illnesses) :]]
 
         character.pg = new.pg
         character.died_at = new.died_at
@@ -120,7 +144,8 @@ def to_plain(value: Any) -> Any:
 def from_json(data: dict[str, Any]) -> engine.Health:
     return engine.Health(
         data["constitution"],
-        [engine.Wound(**wound) for wound in data["wounds"]],
+        # Events written before Wound lost its unused `key` still carry it.
+        [engine.Wound(**{k: v for k, v in wound.items() if k != "key"}) for wound in data["wounds"]],
         [engine.Illness(**illness) for illness in data["illnesses"]],
         now=data["now"],
         died_at=data["died_at"],

@@ -7,6 +7,7 @@ from django.urls import reverse
 from campaigns.models import Event
 from characters.models import Character
 from rules import actions
+from rules.damage import Attack, Gas
 from rules.models import Disease, Illness, Wound
 from tests.conftest import World, client_for
 from tests.rules.test_actions import snapshot
@@ -15,7 +16,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 def act_url(world: World, action: str) -> str:
-    return reverse("act", kwargs={"campaign_id": world.campaign_a.pk, "action": action})
+    return reverse(action, kwargs={"campaign_id": world.campaign_a.pk})
 
 
 def post(world: World, action: str, data: dict, user=None, htmx: bool = True):
@@ -39,12 +40,12 @@ def ill(world: World) -> Illness:
 
 
 def test_table_shows_cards_clock_and_log(world: World):
-    actions.apply_damage(world.campaign_a, [world.char_a1], "attack", amount=75, by=world.gm_a)
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=75), by=world.gm_a)
     page = client_for(world.gm_a).get(reverse("campaign", kwargs={"campaign_id": world.campaign_a.pk}))
     html = page.content.decode()
     assert "Día 1, 00:00" in html and "Aldara" in html and "Borin" in html
     assert "5</strong> / 80" in html and "−4 a tiradas físicas" in html and "−2 a las demás tiradas" in html
-    assert "Daño: ataque físico directo" in html and "Aldara pierde 75 PG" in html
+    assert "Daño: Ataque físico directo" in html and "Aldara pierde 75 PG" in html
 
 
 @pytest.mark.parametrize(
@@ -94,8 +95,9 @@ def test_damage_by_dice_to_the_party(world: World):
 )
 def test_bad_damage_input_shows_a_message_and_changes_nothing(world: World, data, message):
     data = {"characters": world.char_a1.pk, **data}
-    data = {k.replace("{a1}", str(world.char_a1.pk)): str(v).replace("{b}", str(world.char_b.pk))
-            for k, v in data.items()}
+    data = {
+        k.replace("{a1}", str(world.char_a1.pk)): str(v).replace("{b}", str(world.char_b.pk)) for k, v in data.items()
+    }
     before = snapshot(world)
     response = post(world, "damage", {**data, "slot": str(world.char_a1.pk)})
     assert response.status_code == 422
@@ -129,11 +131,11 @@ def test_forms_load_as_fragments_and_pages(world: World):
         assert client.get(f"{act_url(world, action)}?character=x").status_code == 404
     changed = client.get(f"{act_url(world, 'damage')}?character={world.char_a1.pk}&kind=fall", **HTMX)
     assert 'name="height_m"' in changed.content.decode() and "obligatorio" not in changed.content.decode()
-    assert client.get(act_url(world, "teleport")).status_code == 404
+    assert client.get(f"/campaigns/{world.campaign_a.pk}/act/teleport/").status_code == 404
 
 
 def test_advance_presets_and_custom_duration(world: World):
-    actions.apply_damage(world.campaign_a, [world.char_a1, world.char_a2], "attack", amount=10, by=world.gm_a)
+    actions.apply_damage(world.campaign_a, [world.char_a1, world.char_a2], Attack(amount=10), by=world.gm_a)
     # +1 day of rest, Borin not resting.
     response = post(world, "advance", {"preset": "86400", "resting": [world.char_a1.pk]})
     assert response.status_code == 200 and "Día 2, 00:00" in response.content.decode()
@@ -147,10 +149,16 @@ def test_advance_presets_and_custom_duration(world: World):
     assert world.campaign_a.clock == 3 * 86400 + 3600
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"duration": "mañana"}, "No se entiende"), ({"duration": "0"}, "mayor que cero"), ({}, "Elige un botón"),
-    ({"preset": "999"}, "Escoja una opción válida"), ({"duration": "1h", "resting": "{b}"}, "Escoja una opción"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"duration": "mañana"}, "No se entiende"),
+        ({"duration": "0"}, "mayor que cero"),
+        ({}, "Elige un botón"),
+        ({"preset": "999"}, "Escoja una opción válida"),
+        ({"duration": "1h", "resting": "{b}"}, "Escoja una opción"),
+    ],
+)
 def test_advance_bad_input(world: World, data, message):
     data = {k: str(v).replace("{b}", str(world.char_b.pk)) for k, v in data.items()}
     before = snapshot(world)
@@ -161,8 +169,12 @@ def test_advance_bad_input(world: World, data, message):
 
 def test_expose_with_typed_dice(world: World):
     plague = Disease.objects.get(name="Peste")
-    data = {"disease": plague.pk, "characters": [world.char_a1.pk, world.char_a2.pk],
-            f"die_{world.char_a1.pk}": "1", f"die_{world.char_a2.pk}": "12"}
+    data = {
+        "disease": plague.pk,
+        "characters": [world.char_a1.pk, world.char_a2.pk],
+        f"die_{world.char_a1.pk}": "1",
+        f"die_{world.char_a2.pk}": "12",
+    }
     response = post(world, "expose", data)
     assert response.status_code == 200
     assert Illness.objects.filter(character=world.char_a1).exists()
@@ -173,8 +185,15 @@ def test_expose_with_typed_dice(world: World):
 def test_expose_refuses_a_die_out_of_range_and_another_campaigns_disease(world: World):
     foreign = Disease.objects.create(name="Ajena", category="common", penalty=-1, campaign=world.campaign_b)
     before = snapshot(world)
-    bad_die = post(world, "expose", {"disease": Disease.objects.get(name="Gripe").pk,
-                                     "characters": world.char_a1.pk, f"die_{world.char_a1.pk}": "13"})
+    bad_die = post(
+        world,
+        "expose",
+        {
+            "disease": Disease.objects.get(name="Gripe").pk,
+            "characters": world.char_a1.pk,
+            f"die_{world.char_a1.pk}": "13",
+        },
+    )
     assert bad_die.status_code == 422 and "menor o igual a 12" in bad_die.content.decode()
     forged = post(world, "expose", {"disease": foreign.pk, "characters": world.char_a1.pk})
     assert forged.status_code == 422 and "Escoja una opción válida" in forged.content.decode()
@@ -185,7 +204,7 @@ def test_treat_wounds_and_its_refusals(world: World, healer):
     data = {"character": world.char_a1.pk, "healer": healer.pk}
     nothing = post(world, "treat_wounds", data)
     assert nothing.status_code == 422 and "no tiene heridas sin tratar" in nothing.content.decode()
-    actions.apply_damage(world.campaign_a, [world.char_a1], "attack", amount=4, by=world.gm_a)
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=4), by=world.gm_a)
     unskilled = post(world, "treat_wounds", {**data, "healer": world.char_a2.pk})
     assert unskilled.status_code == 422
     assert post(world, "treat_wounds", data).status_code == 200
@@ -204,14 +223,14 @@ def test_treat_illness_medicate_and_exertion(world: World, healer):
     assert illness.cured_at == 0
     other = post(world, "medicate", {**data, "character": world.char_a2.pk})
     assert other.status_code == 422  # Borin has no such illness
-    actions.apply_damage(world.campaign_a, [world.char_a1], "attack", amount=77, by=world.gm_a)
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=77), by=world.gm_a)
     response = post(world, "exertion", {"character": world.char_a1.pk, "die": "1"})
     assert response.status_code == 200 and pg(world.char_a1) == 2
     assert post(world, "exertion", {"character": world.char_a1.pk, "die": "13"}).status_code == 422
 
 
 def test_undo_button(world: World):
-    actions.apply_damage(world.campaign_a, [world.char_a1], "attack", amount=9, by=world.gm_a)
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=9), by=world.gm_a)
     url = reverse("undo", kwargs={"campaign_id": world.campaign_a.pk})
     response = client_for(world.gm_a).post(url, **HTMX)
     assert response.status_code == 200 and pg(world.char_a1) == 80
@@ -223,7 +242,7 @@ def test_undo_button(world: World):
 @pytest.mark.parametrize("persona", ["player_a", "player_a2", "gm_b", "outsider"])
 def test_every_action_is_404_for_others_and_changes_nothing(world: World, persona: str):
     user = getattr(world, persona)
-    actions.apply_damage(world.campaign_a, [world.char_a1], "attack", amount=3, by=world.gm_a)
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=3), by=world.gm_a)
     before = snapshot(world)
     posts = {
         "damage": {"kind": "attack", "amount": "5", "characters": world.char_a1.pk},
@@ -244,7 +263,7 @@ def test_every_action_is_404_for_others_and_changes_nothing(world: World, person
 def test_table_queries_do_not_grow_with_characters(world: World, size, django_assert_max_num_queries):
     for n in range(size):
         character = Character.objects.create(campaign=world.campaign_a, name=f"Extra {n}", constitution=10)
-        actions.apply_damage(world.campaign_a, [character], "gas", turns=2, by=world.gm_a)
+        actions.apply_damage(world.campaign_a, [character], Gas(turns=2), by=world.gm_a)
     ill(world)
     client = client_for(world.gm_a)
     url = reverse("campaign", kwargs={"campaign_id": world.campaign_a.pk})
@@ -253,7 +272,7 @@ def test_table_queries_do_not_grow_with_characters(world: World, size, django_as
 
 
 def test_player_sheet_shows_their_state_and_no_gm_controls(world: World):
-    actions.apply_damage(world.campaign_a, [world.char_a1, world.char_a2], "attack", amount=71, by=world.gm_a)
+    actions.apply_damage(world.campaign_a, [world.char_a1, world.char_a2], Attack(amount=71), by=world.gm_a)
     ill(world)
     url = reverse("character", kwargs={"campaign_id": world.campaign_a.pk, "character_id": world.char_a1.pk})
     html = client_for(world.player_a).get(url).content.decode()

@@ -1,7 +1,7 @@
 """Live updates: PostgreSQL LISTEN/NOTIFY fanned out to Server-Sent Events streams.
 
-One listener per server process holds its own autocommit connection and LISTENs on the channel rules.actions
-notifies. A notification carries only (campaign, version, changed character ids). For each campaign that has
+One listener per server process holds its own autocommit connection and LISTENs on the channel of rules.notify,
+whose Change carries only the campaign and the changed character ids. For each campaign that has
 watchers, the process renders the changed fragments once per audience — the GM, or one player — and hands the same
 bytes to every client of that audience through a bounded queue. A client whose queue is full is dropped, never
 waited for; its browser reconnects and gets the current state first. Every process listens, so a change made through
@@ -11,7 +11,6 @@ one process reaches browsers connected to any other.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections import defaultdict
 from collections.abc import AsyncIterator
@@ -19,15 +18,19 @@ from dataclasses import dataclass, field
 
 import psycopg
 from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.template.loader import render_to_string
+from django.views.decorators.http import require_GET
 
-from campaigns.log import sheet_log
+from campaigns import access
+from campaigns.access import Audience
 from campaigns.models import Campaign
-from campaigns.table import log_entries
-from characters.cards import cards_for
-from characters.models import Character
-from rules.actions import NOTIFY_CHANNEL
+from play.cards import cards_for
+from play.log import table_log
+from play.screens import sheet_context
+from rules import notify
 
 logger = logging.getLogger(__name__)
 
@@ -36,18 +39,10 @@ HEARTBEAT_SECONDS = 15.0
 RESYNC = "resync"  # put in queues after the listener reconnects: notifications may have been missed
 
 
-@dataclass(frozen=True)
-class Audience:
-    """Who sees what: the campaign's GM (user None) or one player."""
-
-    campaign_id: int
-    player_id: int | None = None
-
-
 @dataclass(eq=False)
 class Watcher:
     audience: Audience
-    queue: asyncio.Queue = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
+    queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
     dropped: bool = False
 
 
@@ -59,37 +54,32 @@ def sse(event: str, html: str) -> str:
     return f"event: {event}\n{data}\n\n"
 
 
-def render_fragments(audience: Audience, character_ids: list[int] | None, everything: bool = False) -> str:
-    """The SSE message for one audience: the clock, and the changed characters it may see (all if `everything`)."""
+def render_fragments(audience: Audience, character_ids: tuple[int, ...] | None) -> str:
+    """The SSE message for one audience: the clock, and the changed characters it may see (None: all of them)."""
     try:
         campaign = Campaign.objects.get(pk=audience.campaign_id)
-        characters = campaign.characters.select_related("player")
-        if audience.player_id is not None:
-            # The same scoping the views use: a player sees only their own characters.
-            characters = characters.filter(pk__in=Character.objects.filter(player_id=audience.player_id))
-        if not everything and character_ids is not None:
+        # The same scoping the views use (campaigns.access): a player sees only their own characters.
+        characters = access.characters_seen_by(audience).select_related("player")
+        if character_ids is not None:
             characters = characters.filter(pk__in=character_ids)
-        read_only = audience.player_id is not None
-        parts = [sse("clock", render_to_string("campaign.html#clock_text", {"campaign": campaign}))]
-        for card in cards_for(campaign, characters):
+        read_only = not audience.is_gm
+        parts = [sse("clock", render_to_string("components/clock.html", {"campaign": campaign}))]
+        cards = cards_for(campaign, characters)
+        for card in cards:
             context = {"campaign": campaign, "card": card, "read_only": read_only}
-            parts.append(sse(f"card-{card.character.pk}", render_to_string("campaign.html#card_state", context)))
+            parts.append(sse(f"card-{card.character.pk}", render_to_string("components/card.html#card_state", context)))
             if read_only:
-                parts.append(sse(f"sheet-{card.character.pk}", render_to_string("character_sheet.html#state",
-                                                                                 sheet_context(campaign, card))))
-        if not read_only:
-            parts.append(sse("log", render_to_string("campaign.html#log", {"log": log_entries(campaign),
-                                                                            "campaign": campaign})))
+                sheet = render_to_string("character_sheet.html#state", sheet_context(campaign, card))
+                parts.append(sse(f"sheet-{card.character.pk}", sheet))
+        if audience.is_gm:
+            names = dict(campaign.characters.values_list("pk", "name"))
+            log = render_to_string("components/log.html", {"log": table_log(campaign, names), "campaign": campaign})
+            parts.append(sse("log", log))
         return "".join(parts)
     except Campaign.DoesNotExist:
         return ""
     finally:
         connections["default"].close()  # give the pooled connection back: this runs on a worker thread
-
-
-def sheet_context(campaign: Campaign, card) -> dict:
-    return {"campaign": campaign, "card": card, "health": card.health, "character": card.character,
-            "log": sheet_log(campaign, card.character), "read_only": True}
 
 
 # --- the hub: one per process --------------------------------------------------------------------------------------
@@ -98,7 +88,7 @@ def sheet_context(campaign: Campaign, card) -> dict:
 class Hub:
     def __init__(self) -> None:
         self.watchers: dict[int, set[Watcher]] = defaultdict(set)
-        self.listener: asyncio.Task | None = None
+        self.listener: asyncio.Task[None] | None = None
 
     def watch(self, audience: Audience) -> Watcher:
         watcher = Watcher(audience)
@@ -120,10 +110,13 @@ class Hub:
         first = True
         while self.watchers:
             try:
-                params = {k: v for k, v in connections["default"].get_connection_params().items()
-                          if k in ("dbname", "user", "password", "host", "port")}
+                params = {
+                    k: v
+                    for k, v in connections["default"].get_connection_params().items()
+                    if k in ("dbname", "user", "password", "host", "port")
+                }
                 async with await psycopg.AsyncConnection.connect(**params, autocommit=True) as conn:
-                    await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+                    await conn.execute(f"LISTEN {notify.CHANNEL}")
                     delay = 0.25
                     if not first:
                         self.broadcast_resync()
@@ -146,19 +139,20 @@ class Hub:
                 self.deliver(watcher, RESYNC)
 
     async def dispatch(self, payload: str) -> None:
-        try:
-            message = json.loads(payload)
-            campaign_id, characters = int(message["campaign"]), message.get("characters")
-        except (ValueError, KeyError, TypeError):
+        change = notify.Change.parse(payload)
+        if change is None:
             return
-        watching = self.watchers.get(campaign_id)
+        watching = self.watchers.get(change.campaign_id)
         if not watching:
             return
         audiences = {watcher.audience for watcher in watching}
         # One render per audience, not per client: the cost does not grow with the number of browsers.
-        rendered = await asyncio.gather(*(
-            sync_to_async(render_fragments, thread_sensitive=False)(audience, characters) for audience in audiences
-        ))
+        rendered = await asyncio.gather(
+            *(
+                sync_to_async(render_fragments, thread_sensitive=False)(audience, change.characters)
+                for audience in audiences
+            )
+        )
         by_audience = dict(zip(audiences, rendered, strict=True))
         for watcher in list(watching):
             text = by_audience.get(watcher.audience)
@@ -181,7 +175,7 @@ async def stream(audience: Audience) -> AsyncIterator[str]:
     watcher = hub.watch(audience)
     try:
         yield "retry: 2000\n\n"
-        yield await sync_to_async(render_fragments, thread_sensitive=False)(audience, None, True)
+        yield await sync_to_async(render_fragments, thread_sensitive=False)(audience, None)
         while not watcher.dropped:
             try:
                 text = await asyncio.wait_for(watcher.queue.get(), HEARTBEAT_SECONDS)
@@ -189,7 +183,31 @@ async def stream(audience: Audience) -> AsyncIterator[str]:
                 yield ": heartbeat\n\n"
                 continue
             if text == RESYNC:
-                text = await sync_to_async(render_fragments, thread_sensitive=False)(audience, None, True)
+                text = await sync_to_async(render_fragments, thread_sensitive=False)(audience, None)
             yield text
     finally:
         hub.forget(watcher)  # also on a client disconnect (CancelledError): no watcher or queue is left behind
+
+
+def release_connection() -> None:
+    connections["default"].close()  # with the pool on, this gives the connection back
+
+
+@require_GET
+async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The campaign's live Server-Sent Events stream for this user's audience (the GM, or one player)."""
+    user = await request.auser()
+    campaign = await access.campaigns_of(user).filter(pk=campaign_id).afirst()
+    if campaign is None:
+        raise Http404
+    if not isinstance(request, ASGIRequest):
+        # Under WSGI (runserver, the test live server) a stream would hold a whole thread forever: no live updates
+        # there, and 204 tells the browser's EventSource not to retry. `make run` and Docker serve ASGI.
+        return HttpResponse(status=204)
+    audience = access.audience_of(user, campaign)
+    # A stream lasts as long as the browser stays; its request must not keep a pooled connection all that time.
+    await sync_to_async(release_connection)()
+    response = StreamingHttpResponse(stream(audience), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response

@@ -12,6 +12,7 @@ from httpx_sse import connect_sse
 
 from characters.models import Character
 from rules import actions
+from rules.damage import Attack
 from tests.conftest import World
 from tests.servers import asgi_server
 
@@ -77,7 +78,7 @@ def test_a_change_reaches_a_connected_client(world: World, server):
     try:
         gm.wait_for(f"card-{world.char_a1.pk}", pg_text(80, 80))  # the current state comes first
         gm.wait_for("clock", "Día 1, 00:00")
-        actions.apply_damage(world.campaign_a, [world.char_a1], "attack", amount=12, by=world.gm_a)
+        actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=12), by=world.gm_a)
         gm.wait_for(f"card-{world.char_a1.pk}", pg_text(68, 80))
         gm.wait_for("log", "Aldara pierde 12 PG")
         actions.advance_clock(world.campaign_a, 86400, by=world.gm_a)
@@ -109,8 +110,9 @@ def test_a_player_stream_carries_only_their_own_character(world: World, server):
     player = Listener(server, stream_path(world), world.player_a)
     try:
         player.wait_for(f"sheet-{world.char_a1.pk}", pg_text(80, 80))
-        actions.apply_damage(world.campaign_a, [world.char_a1, world.char_a2, world.npc_a], "attack", amount=3,
-                             by=world.gm_a)
+        actions.apply_damage(
+            world.campaign_a, [world.char_a1, world.char_a2, world.npc_a], Attack(amount=3), by=world.gm_a
+        )
         player.wait_for(f"sheet-{world.char_a1.pk}", pg_text(77, 80))
         time.sleep(0.5)  # anything else sent for this change has arrived by now
         everything = "\n".join(player.raw)
@@ -141,9 +143,9 @@ def test_the_stream_recovers_when_the_listener_connection_is_killed(world: World
             )
             assert cursor.fetchone()[0] >= 1
         # A change made while the listener is down is not lost: the reconnect resends the current state.
-        actions.apply_damage(world.campaign_a, [world.char_a1], "attack", amount=5, by=world.gm_a)
+        actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a)
         gm.wait_for(f"card-{world.char_a1.pk}", pg_text(75, 80), timeout=20)
-        actions.apply_damage(world.campaign_a, [world.char_a1], "attack", amount=5, by=world.gm_a)
+        actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a)
         gm.wait_for(f"card-{world.char_a1.pk}", pg_text(70, 80), timeout=20)
     finally:
         gm.close()

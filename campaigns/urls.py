@@ -1,0 +1,10 @@
+from django.urls import path
+
+from campaigns import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("accounts/signup/", views.signup, name="signup"),
+    path("campaigns/new/", views.campaign_create, name="campaign_create"),
+    path("invite/<str:token>/", views.invitation, name="invitation"),
+]

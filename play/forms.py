@@ -1,0 +1,288 @@
+"""The GM's action forms. They check what a person can get wrong (ranges, text in numbers) and build the action's
+input; rules.actions checks the rest, and its ActionError lands beside the field it names."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django import forms
+from django.db.models import QuerySet
+from django.utils.translation import gettext_lazy as _
+
+from campaigns.clock import parse_duration
+from campaigns.models import Campaign
+from characters.models import Character
+from rules import actions, engine
+from rules.actions import Actor
+from rules.damage import Attack, Collision, Damage, Drowning, Fall, Gas
+from rules.models import DAMAGE_KINDS, Disease, Illness, WoundKind
+
+
+def ranged(name: str, label: str, required: bool = False, initial: int | None = None) -> forms.IntegerField:
+    """A number field whose range is the engine's (RULES.md section 7.11)."""
+    low, high = engine.LIMITS[name]
+    return forms.IntegerField(
+        label=label,
+        required=required,
+        initial=initial,
+        min_value=low,
+        max_value=high,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
+
+
+def die_field(label: str, sides: int) -> forms.IntegerField:
+    return forms.IntegerField(
+        label=label,
+        required=False,
+        min_value=1,
+        max_value=sides,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "die", "placeholder": f"1–{sides}"}),
+    )
+
+
+def dice_of(data: dict[str, Any]) -> dict[int, int | None]:
+    """The dice typed at the table, by character id; an empty field means the server rolls."""
+    return {int(name.removeprefix("die_")): value for name, value in data.items() if name.startswith("die_")}
+
+
+class CampaignForm(forms.Form):
+    """A form bound to one campaign: character choices never leave it (another campaign's ids are invalid)."""
+
+    def __init__(self, *args: Any, campaign: Campaign, dice_for: Character | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        self.dice_for = dice_for  # whose typed dice to ask for (a card's character); None: everyone's
+
+    def characters(self) -> QuerySet[Character]:
+        return self.campaign.characters.order_by("name", "id")
+
+    def rollers(self) -> list[Character]:
+        return [self.dice_for] if self.dice_for is not None else list(self.characters())
+
+    def dice_fields(self) -> list[forms.BoundField]:
+        """The typed dice, shown together: empty means the server rolls."""
+        return [field for field in self if field.name.startswith("die")]
+
+    def other_fields(self) -> list[forms.BoundField]:
+        return [field for field in self if not field.name.startswith("die")]
+
+    def perform(self, by: Actor) -> actions.Outcome:
+        raise NotImplementedError
+
+
+# --- damage: per kind, the fields it asks for and the damage they describe -------------------------------------------
+
+
+def attack_fields(form: CampaignForm) -> dict[str, forms.Field]:
+    return {
+        "amount": forms.CharField(
+            label=_("Daño (PG o tirada)"), max_length=50, help_text=_("Un número (7) o dados (2d6+1).")
+        )
+    }
+
+
+def attack(data: dict[str, Any]) -> Damage:
+    text = data["amount"].strip()
+    return Attack(amount=int(text)) if text.isascii() and text.isdigit() else Attack(expression=text)
+
+
+def weight_field() -> forms.IntegerField:
+    field = ranged("weight_kg", _("Peso (kg)"))
+    field.help_text = _("Vacío: el peso de cada hoja.")
+    return field
+
+
+def collision_fields(form: CampaignForm) -> dict[str, forms.Field]:
+    return {"speed_kmh": ranged("speed_kmh", _("Velocidad (km/h)"), required=True), "weight_kg": weight_field()}
+
+
+def collision(data: dict[str, Any]) -> Damage:
+    return Collision(data["speed_kmh"], data.get("weight_kg"))
+
+
+def fall_fields(form: CampaignForm) -> dict[str, forms.Field]:
+    fields: dict[str, forms.Field] = {
+        "height_m": ranged("height_m", _("Altura (m)"), required=True),
+        "weight_kg": weight_field(),
+        "difficulty": ranged("difficulty", _("Dificultad"), required=True, initial=engine.DEFAULT_FALL_DIFFICULTY),
+    }
+    for character in form.rollers():
+        label = _("1d20 de %(name)s (+ Saltar %(jump)s)") % {"name": character.name, "jump": character.jump}
+        fields[f"die_{character.pk}"] = die_field(label, engine.FALL_DIE)
+    return fields
+
+
+def fall(data: dict[str, Any]) -> Damage:
+    return Fall(data["height_m"], data.get("weight_kg"), data["difficulty"], dice_of(data))
+
+
+def turns_fields(form: CampaignForm) -> dict[str, forms.Field]:
+    return {"turns": ranged("turns", _("Turnos"), required=True)}
+
+
+DAMAGE_INPUTS: dict[str, tuple[Callable[[CampaignForm], dict[str, forms.Field]], Callable[[dict[str, Any]], Damage]]]
+DAMAGE_INPUTS = {
+    WoundKind.ATTACK: (attack_fields, attack),
+    WoundKind.COLLISION: (collision_fields, collision),
+    WoundKind.FALL: (fall_fields, fall),
+    WoundKind.DROWNING: (turns_fields, lambda data: Drowning(data["turns"])),
+    WoundKind.GAS: (turns_fields, lambda data: Gas(data["turns"])),
+}
+
+
+class DamageForm(CampaignForm):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["characters"] = forms.ModelMultipleChoiceField(
+            label=_("Personajes"), queryset=self.characters(), widget=forms.CheckboxSelectMultiple
+        )
+        self.fields["kind"] = forms.ChoiceField(
+            label=_("Tipo de daño"), choices=[(kind.value, kind.label) for kind in DAMAGE_KINDS]
+        )
+        kind = self.data.get("kind") or self.initial.get("kind") or WoundKind.ATTACK
+        fields, _damage = DAMAGE_INPUTS.get(kind, DAMAGE_INPUTS[WoundKind.ATTACK])
+        self.fields.update(fields(self))
+
+    def perform(self, by: Actor) -> actions.Outcome:
+        data = self.cleaned_data
+        _fields, damage = DAMAGE_INPUTS[data["kind"]]
+        return actions.apply_damage(self.campaign, data["characters"], damage(data), by=by)
+
+
+class ExposeForm(CampaignForm):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["characters"] = forms.ModelMultipleChoiceField(
+            label=_("Personajes"), queryset=self.characters(), widget=forms.CheckboxSelectMultiple
+        )
+        self.fields["disease"] = forms.ModelChoiceField(
+            label=_("Enfermedad"), queryset=Disease.objects.available_in(self.campaign)
+        )
+        for character in self.rollers():
+            label = _("1d12 de %(name)s (+ CON %(con)s)") % {"name": character.name, "con": character.constitution}
+            self.fields[f"die_{character.pk}"] = die_field(label, engine.RESISTANCE_DIE)
+
+    def perform(self, by: Actor) -> actions.Outcome:
+        data = self.cleaned_data
+        return actions.expose(
+            self.campaign, data["characters"], data["disease"], by=by, dice_by_character=dice_of(data)
+        )
+
+
+class PatientForm(CampaignForm):
+    """An action on one character, the patient, chosen by the card it was opened from."""
+
+    def __init__(self, *args: Any, patient: Character, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.patient = patient
+
+    def healers(self) -> QuerySet[Character]:
+        return self.characters().filter(heal_wounds__gte=1, died_at=None)
+
+    def illnesses(self) -> QuerySet[Illness]:
+        return Illness.objects.filter(character=self.patient, cured_at=None).select_related("disease")
+
+
+class TreatWoundsForm(PatientForm):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["healer"] = forms.ModelChoiceField(label=_("Sanador (Curar Heridas)"), queryset=self.healers())
+
+    def perform(self, by: Actor) -> actions.Outcome:
+        return actions.treat_wounds(self.campaign, self.patient, self.cleaned_data["healer"], by=by)
+
+
+class TreatIllnessForm(PatientForm):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["illness"] = forms.ModelChoiceField(
+            label=_("Enfermedad"), queryset=self.illnesses().filter(treated=False)
+        )
+        self.fields["healer"] = forms.ModelChoiceField(
+            label=_("Sanador (otro personaje con Curar Heridas)"), queryset=self.healers().exclude(pk=self.patient.pk)
+        )
+
+    def perform(self, by: Actor) -> actions.Outcome:
+        data = self.cleaned_data
+        return actions.treat_illness(self.campaign, self.patient, data["illness"], data["healer"], by=by)
+
+
+class MedicateForm(PatientForm):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["illness"] = forms.ModelChoiceField(
+            label=_("Enfermedad"), queryset=self.illnesses().filter(medicated=False)
+        )
+
+    def perform(self, by: Actor) -> actions.Outcome:
+        return actions.medicate(self.campaign, self.patient, self.cleaned_data["illness"], by=by)
+
+
+class ExertionForm(PatientForm):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        label = _("1d12 (+ CON %(con)s)") % {"con": self.patient.constitution}
+        self.fields["die"] = die_field(label, engine.EXERTION_DIE)
+
+    def perform(self, by: Actor) -> actions.Outcome:
+        return actions.exertion(self.campaign, self.patient, die=self.cleaned_data.get("die"), by=by)
+
+
+# --- the clock -------------------------------------------------------------------------------------------------------
+
+# Presets of the clock control: (seconds, label, resting). Time in action is not rest; the long ones are.
+PRESETS: list[tuple[str, str, bool]] = [
+    ("6", _("+1 turno"), False),
+    ("60", _("+1 minuto"), False),
+    ("3600", _("+1 hora"), False),
+    ("28800", _("+8 horas de descanso"), True),
+    ("86400", _("+1 día de descanso"), True),
+    ("604800", _("+1 semana de descanso"), True),
+]
+
+
+class AdvanceForm(CampaignForm):
+    """The clock: a preset button, or the duration typed in (Enter in that field advances exactly what it says)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["preset"] = forms.ChoiceField(required=False, choices=[(v, label) for v, label, _r in PRESETS])
+        self.fields["duration"] = forms.CharField(
+            label=_("Otra duración"),
+            required=False,
+            max_length=100,
+            help_text=_("Por ejemplo 90s, 3t (turnos), 8h, 1d12h, 2 semanas. Descansan los marcados."),
+        )
+        self.fields["resting"] = forms.ModelMultipleChoiceField(
+            label=_("Descansan (con los botones de descanso y con otra duración)"),
+            queryset=self.characters(),
+            required=False,
+            widget=forms.CheckboxSelectMultiple,
+        )
+
+    @property
+    def presets(self) -> list[tuple[str, str, bool]]:
+        return PRESETS
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("preset"):
+            data["seconds"] = int(data["preset"])
+            data["rest"] = {value: rest for value, _label, rest in PRESETS}[data["preset"]]
+        elif data.get("duration"):
+            try:
+                data["seconds"] = parse_duration(data["duration"])
+            except ValueError as error:
+                self.add_error("duration", str(error))
+            data["rest"] = True
+        elif not self.errors:
+            self.add_error("duration", _("Elige un botón o escribe una duración."))
+        return data
+
+    def perform(self, by: Actor) -> actions.Outcome:
+        data = self.cleaned_data
+        resting = data["resting"] if data["rest"] else []
+        return actions.advance_clock(self.campaign, data["seconds"], resting=resting, by=by)

@@ -1,0 +1,48 @@
+"""What each screen shows, built in one place for the page itself, for the htmx answers and for the live streams:
+the GM's table, a player's page and a character's sheet. Each costs a constant number of queries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from campaigns.access import Audience, characters_seen_by
+from campaigns.models import Campaign, EventKind
+from characters.models import Character
+from play.cards import Card, cards_for
+from play.forms import AdvanceForm
+from play.log import sheet_log, table_log
+
+
+def table_context(campaign: Campaign) -> dict[str, Any]:
+    """Everything the GM's table shows."""
+    cards = cards_for(campaign, characters_seen_by(Audience(campaign.pk)).select_related("player"))
+    names = {card.character.pk: card.character.name for card in cards}
+    return {
+        "campaign": campaign,
+        "cards": cards,
+        "log": table_log(campaign, names),
+        # Everyone rests unless the GM unticks them.
+        "clock_form": AdvanceForm(
+            campaign=campaign, auto_id="advance-%s", initial={"resting": [card.character.pk for card in cards]}
+        ),
+        "can_undo": campaign.events.filter(undone=False).exclude(action=EventKind.UNDO).exists(),
+    }
+
+
+def player_context(campaign: Campaign, audience: Audience) -> dict[str, Any]:
+    """A player's page: their own characters' cards, read only."""
+    cards = cards_for(campaign, characters_seen_by(audience).select_related("player"))
+    return {"campaign": campaign, "cards": cards, "read_only": True}
+
+
+def sheet_context(campaign: Campaign, card: Card) -> dict[str, Any]:
+    """A character's sheet: its card in full and the latest events about it."""
+    character: Character = card.character
+    return {
+        "campaign": campaign,
+        "card": card,
+        "health": card.health,
+        "character": character,
+        "log": sheet_log(campaign, character),
+        "read_only": True,
+    }

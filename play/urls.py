@@ -1,0 +1,20 @@
+from django.urls import path
+
+from play import live, views
+
+CAMPAIGN = "campaigns/<int:campaign_id>/"
+
+urlpatterns = [
+    path(CAMPAIGN, views.campaign, name="campaign"),
+    path(CAMPAIGN + "stream/", live.campaign_stream, name="campaign_stream"),
+    path(CAMPAIGN + "characters/<int:character_id>/", views.character, name="character"),
+    path(CAMPAIGN + "act/damage/", views.damage, name="damage"),
+    path(CAMPAIGN + "act/expose/", views.expose, name="expose"),
+    path(CAMPAIGN + "act/advance/", views.advance, name="advance"),
+    path(CAMPAIGN + "act/treat_wounds/", views.treat_wounds, name="treat_wounds"),
+    path(CAMPAIGN + "act/treat_illness/", views.treat_illness, name="treat_illness"),
+    path(CAMPAIGN + "act/medicate/", views.medicate, name="medicate"),
+    path(CAMPAIGN + "act/exertion/", views.exertion, name="exertion"),
+    path(CAMPAIGN + "act/close/", views.close_form, name="close_form"),
+    path(CAMPAIGN + "undo/", views.undo, name="undo"),
+]

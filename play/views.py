@@ -1,0 +1,230 @@
+"""The table as people see it: the GM's table, a player's page, a character's sheet, and one view per rules action.
+
+Views are thin: a form checks the input and one action of rules.actions runs. An action answers htmx with the table
+(or the form again, with its messages, on a refusal) and a plain browser with a redirect (or a page with the form).
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST, require_safe
+from django_htmx.http import reswap, retarget
+
+from campaigns import access
+from campaigns.models import Campaign
+from characters.models import Character
+from play import forms
+from play.cards import cards_for
+from play.screens import player_context, sheet_context, table_context
+from rules import actions
+
+type QueryDict = dict[str, str | list[str]]
+
+
+# --- pages -----------------------------------------------------------------------------------------------------------
+
+
+@require_safe
+def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The GM's table, or a player's page with their own characters."""
+    campaign = access.campaign_for_user(request.user, campaign_id)
+    audience = access.audience_of(request.user, campaign)
+    if not audience.is_gm:
+        return render(request, "campaign_player.html", player_context(campaign, audience))
+    context = table_context(campaign)
+    context["invitations"] = campaign.invitations.filter(claimed_by=None).select_related("character")
+    return render(request, "campaign.html", context)
+
+
+@require_safe
+def character(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
+    """A character's sheet, for its player and for the GM."""
+    found = access.character_for_user(request.user, campaign_id, character_id)
+    [card] = cards_for(found.campaign, [found])
+    context = sheet_context(found.campaign, card)
+    context["is_gm"] = access.is_gm(request.user, found.campaign)
+    return render(request, "character_sheet.html", context)
+
+
+# --- the answer every action view gives ------------------------------------------------------------------------------
+
+
+def slot_of(request: HttpRequest) -> str:
+    """Where on the page the form sits: a card's slot (its character id), "party" or "advance"."""
+    slot = (
+        request.POST.get("slot")
+        or request.GET.get("slot")
+        or request.POST.get("character")
+        or request.GET.get("character")
+        or "party"
+    )
+    return slot if slot.isascii() and slot.isalnum() and len(slot) <= 20 else "party"
+
+
+def chosen_character(request: HttpRequest, campaign: Campaign) -> Character | None:
+    """The card the form was opened from, if any: one of this campaign's characters, or 404."""
+    character_id = request.POST.get("character") or request.GET.get("character")
+    if character_id is None:
+        return None
+    if not (character_id.isascii() and character_id.isdigit()):
+        raise Http404
+    return get_object_or_404(campaign.characters, pk=int(character_id))
+
+
+def patient_of(request: HttpRequest, campaign: Campaign) -> Character:
+    patient = chosen_character(request, campaign)
+    if patient is None:
+        raise Http404
+    return patient
+
+
+def initial_of(request: HttpRequest, patient: Character | None) -> QueryDict:
+    """A form's first values: the card's character ticked; after a change of the damage kind, what was typed."""
+    initial: QueryDict = {"characters": [str(patient.pk)]} if patient is not None else {}
+    if request.method == "GET" and "kind" in request.GET:
+        # The kind select reloads the form with that kind's fields, keeping what was typed, as initial values.
+        for name, value in request.GET.items():
+            if name not in ("csrfmiddlewaretoken", "slot", "character"):
+                initial[name] = request.GET.getlist(name) if name == "characters" else value
+    return initial
+
+
+def form_kwargs(request: HttpRequest, campaign: Campaign) -> dict[str, object]:
+    return {
+        "data": request.POST if request.method == "POST" else None,
+        "campaign": campaign,
+        "auto_id": f"{slot_of(request)}-%s",
+    }
+
+
+def answer(
+    request: HttpRequest,
+    campaign: Campaign,
+    form: forms.CampaignForm,
+    title: str,
+    url_name: str,
+    patient: Character | None = None,
+    template: str = "components/action_form.html",
+) -> HttpResponse:
+    """GET: the form (a fragment for htmx, a page without). POST: run the action and answer with the table, or with
+    the form and its messages when something is wrong."""
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "patient": patient,
+        "slot": slot_of(request),
+        "title": title,
+        "action_url": reverse(url_name, args=[campaign.pk]),
+    }
+    if request.method == "POST" and form.is_valid():
+        try:
+            outcome = form.perform(request.user)
+        except actions.ActionError as error:
+            form.add_error(error.field if error.field in form.fields else None, error.message)
+        else:
+            if not request.htmx:
+                return redirect("campaign", campaign.pk)
+            return render_table(request, campaign, announcement(outcome))
+    if not request.htmx:
+        return render(
+            request,
+            "action_page.html",
+            {**context, "template": template},
+            status=400 if request.method == "POST" else 200,
+        )
+    if request.method == "GET":
+        return render(request, template, context)
+    response = render(request, template, context, status=422)
+    return reswap(retarget(response, f"#form-{context['slot']}"), "outerHTML")
+
+
+def render_table(request: HttpRequest, campaign: Campaign, announce: str) -> HttpResponse:
+    campaign.refresh_from_db()
+    context = table_context(campaign)
+    context["announce"] = announce
+    return render(request, "campaign.html#table", context)
+
+
+def announcement(outcome: actions.Outcome) -> str:
+    """What a screen reader says after an action: each affected character's PG."""
+    return "; ".join(f"{c.name}: {c.pg}/{c.max_pg} PG" for c in outcome.characters)
+
+
+# --- one view per action ---------------------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def damage(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    patient = chosen_character(request, campaign)
+    form = forms.DamageForm(**form_kwargs(request, campaign), initial=initial_of(request, patient), dice_for=patient)
+    return answer(request, campaign, form, _("Aplicar daño"), "damage", patient)
+
+
+@require_http_methods(["GET", "POST"])
+def expose(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    patient = chosen_character(request, campaign)
+    form = forms.ExposeForm(**form_kwargs(request, campaign), initial=initial_of(request, patient), dice_for=patient)
+    return answer(request, campaign, form, _("Exponer a una enfermedad"), "expose", patient)
+
+
+@require_http_methods(["GET", "POST"])
+def advance(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    form = forms.AdvanceForm(**form_kwargs(request, campaign))
+    return answer(request, campaign, form, _("Avanzar el reloj"), "advance", template="components/clock_form.html")
+
+
+@require_http_methods(["GET", "POST"])
+def treat_wounds(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    patient = patient_of(request, campaign)
+    form = forms.TreatWoundsForm(**form_kwargs(request, campaign), patient=patient)
+    return answer(request, campaign, form, _("Tratar heridas"), "treat_wounds", patient)
+
+
+@require_http_methods(["GET", "POST"])
+def treat_illness(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    patient = patient_of(request, campaign)
+    form = forms.TreatIllnessForm(**form_kwargs(request, campaign), patient=patient)
+    return answer(request, campaign, form, _("Tratar una enfermedad"), "treat_illness", patient)
+
+
+@require_http_methods(["GET", "POST"])
+def medicate(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    patient = patient_of(request, campaign)
+    form = forms.MedicateForm(**form_kwargs(request, campaign), patient=patient)
+    return answer(request, campaign, form, _("Dar medicamentos"), "medicate", patient)
+
+
+@require_http_methods(["GET", "POST"])
+def exertion(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    patient = patient_of(request, campaign)
+    form = forms.ExertionForm(**form_kwargs(request, campaign), patient=patient)
+    return answer(request, campaign, form, _("Tirada de esfuerzo"), "exertion", patient)
+
+
+@require_GET
+def close_form(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """An action form's Cancel: the form goes, the slot it sat in stays."""
+    access.campaign_for_gm(request.user, campaign_id)
+    return HttpResponse("")
+
+
+@require_POST
+def undo(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    try:
+        announce = _("Deshecho. ") + announcement(actions.undo(campaign, by=request.user))
+    except actions.ActionError as error:
+        announce = error.message  # nothing left to undo: say so, change nothing
+    if not request.htmx:
+        return redirect("campaign", campaign.pk)
+    return render_table(request, campaign, announce)
