@@ -7,10 +7,15 @@ venv:
 run: venv
 	@.venv/bin/python scripts/dev.py run
 
+# The checked contracts (DESIGN.md principle 9): lint, formatting, types and the import layering.
 lint: venv
 	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+	.venv/bin/mypy
+	.venv/bin/lint-imports --no-cache
 
 test: lint
+	@bash scripts/ensure_chromium.sh
 	@.venv/bin/python scripts/dev.py test $(PYTEST_ARGS)
 
 # Rebuild the translation catalogues after changing user-facing strings (needs gettext).

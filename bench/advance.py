@@ -10,6 +10,7 @@ test database on the server it is given.
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -50,7 +51,7 @@ def crowd(size: int) -> Campaign:
     return campaign
 
 
-def best_of(function) -> float:
+def best_of(function: Callable[[], object]) -> float:
     times = []
     for _ in range(REPEATS):
         start = time.perf_counter()

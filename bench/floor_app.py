@@ -3,6 +3,8 @@ forwards each NOTIFY payload, as is, to every connected client. No Django, no re
 
 import asyncio
 import os
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import psycopg
 
@@ -21,7 +23,9 @@ async def listen() -> None:
                     queue.put_nowait(message)
 
 
-async def app(scope, receive, send) -> None:
+async def app(
+    scope: dict[str, Any], receive: Callable[[], Awaitable[Any]], send: Callable[[Any], Awaitable[None]]
+) -> None:
     global listener
     if scope["type"] != "http":
         return

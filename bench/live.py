@@ -29,6 +29,7 @@ logging.getLogger("httpx").setLevel(logging.WARNING)
 import httpx  # noqa: E402
 import psycopg  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
+from django.contrib.auth.models import User  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from httpx_sse import aconnect_sse  # noqa: E402
@@ -36,6 +37,9 @@ from httpx_sse import aconnect_sse  # noqa: E402
 from campaigns.models import Campaign, Membership  # noqa: E402
 from characters.models import Character  # noqa: E402
 from tests.servers import database_url, free_port  # noqa: E402
+
+# A campaign of the benchmark: (campaign, its GM, its players, their characters).
+type Setup = tuple[Campaign, User, list[User], list[Character]]
 
 ROOT = Path(__file__).resolve().parent.parent
 CHANGES = 50
@@ -82,7 +86,7 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def session(user) -> dict:
+def session(user: User) -> dict[str, str]:
     client = Client()
     client.force_login(user)
     return {"sessionid": client.cookies["sessionid"].value}
@@ -119,10 +123,10 @@ def summary(latencies: list[float]) -> tuple[float, float, float]:
     return statistics.median(ms), p99, ms[-1]
 
 
-def make_campaign(n: int):
-    User = get_user_model()
-    gm = User.objects.create(username=f"bench-gm-{n}")
-    players = [User.objects.create(username=f"bench-player-{n}-{i}") for i in range(2)]
+def make_campaign(n: int) -> Setup:
+    users = get_user_model()
+    gm = users.objects.create(username=f"bench-gm-{n}")
+    players = [users.objects.create(username=f"bench-player-{n}-{i}") for i in range(2)]
     campaign = Campaign.objects.create(name=f"Bench {n}", gm=gm)
     characters = []
     for i, player in enumerate(players):
@@ -133,7 +137,9 @@ def make_campaign(n: int):
     return campaign, gm, players, characters
 
 
-async def open_clients(base: str, plan: list[tuple[dict, str]], initial_state: bool = True):
+async def open_clients(
+    base: str, plan: list[tuple[dict[str, str], str]], initial_state: bool = True
+) -> tuple[list[Watcher], list[httpx.AsyncClient], list[asyncio.Task[None]]]:
     """Open one SSE client per (cookies, path); wait for their first fragment (the app sends the state first)."""
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     clients, watchers, tasks = [], [], []
@@ -150,18 +156,20 @@ async def open_clients(base: str, plan: list[tuple[dict, str]], initial_state: b
     return watchers, clients, tasks
 
 
-async def close_clients(clients, tasks) -> None:
+async def close_clients(clients: list[httpx.AsyncClient], tasks: list[asyncio.Task[None]]) -> None:
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     await asyncio.gather(*(c.aclose() for c in clients))
 
 
-async def gm_post(base: str, cookies: dict, campaign: Campaign, characters) -> float:
+async def gm_post(base: str, cookies: dict[str, str], campaign: Campaign, characters: list[Character]) -> float:
     """Apply 1 PG to the party through the real form; return when the GM's response arrived."""
     async with httpx.AsyncClient(base_url=base, cookies=cookies) as gm:
         page = await gm.get(f"/campaigns/{campaign.pk}/")
-        token = re.search(r'"X-CSRFToken": "([^"]+)"', page.text).group(1)
+        found = re.search(r'"X-CSRFToken": "([^"]+)"', page.text)
+        assert found is not None, "the table page carries its CSRF token"
+        token = found.group(1)
         response = await gm.post(
             f"/campaigns/{campaign.pk}/act/damage/",
             data={"kind": "attack", "amount": "1", "characters": [c.pk for c in characters]},
@@ -171,13 +179,15 @@ async def gm_post(base: str, cookies: dict, campaign: Campaign, characters) -> f
         return time.perf_counter()
 
 
-def plan_for(campaign, gm, players, n: int) -> list[tuple[dict, str]]:
+def plan_for(campaign: Campaign, gm: User, players: list[User], n: int) -> list[tuple[dict[str, str], str]]:
     cookies = [session(gm), *(session(p) for p in players)]
     path = f"/campaigns/{campaign.pk}/stream/"
     return [(cookies[i % len(cookies)], path) for i in range(n)]
 
 
-async def app_run(base: str, plan: list, gm_cookies: dict, setup) -> list[float]:
+async def app_run(
+    base: str, plan: list[tuple[dict[str, str], str]], gm_cookies: dict[str, str], setup: Setup
+) -> list[float]:
     campaign, _gm, _players, characters = setup
     watchers, clients, tasks = await open_clients(base, plan)
     latencies = []

@@ -9,33 +9,41 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
+from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 
 from campaigns.models import Campaign
 from characters.models import Character
 
-type User = AbstractBaseUser | AnonymousUser
+type Visitor = User | AnonymousUser
 
 
-def campaigns_of(user: User) -> QuerySet[Campaign]:
+def signed_in(request: HttpRequest) -> User:
+    """The user behind a request; LoginRequiredMiddleware lets no anonymous visitor reach a view that asks."""
+    if not isinstance(request.user, User):
+        raise PermissionDenied
+    return request.user
+
+
+def campaigns_of(user: Visitor) -> QuerySet[Campaign]:
     """The campaigns a user may see: those they run and those they play in."""
     if not user.is_authenticated:
         return Campaign.objects.none()
     return Campaign.objects.filter(Q(gm=user) | Q(memberships__user=user)).distinct()
 
 
-def campaign_for_user(user: User, campaign_id: int) -> Campaign:
+def campaign_for_user(user: Visitor, campaign_id: int) -> Campaign:
     return get_object_or_404(campaigns_of(user), pk=campaign_id)
 
 
-def campaign_for_gm(user: User, campaign_id: int) -> Campaign:
+def campaign_for_gm(user: Visitor, campaign_id: int) -> Campaign:
     return get_object_or_404(Campaign, pk=campaign_id, gm_id=user.pk)
 
 
-def is_gm(user: User, campaign: Campaign) -> bool:
+def is_gm(user: Visitor, campaign: Campaign) -> bool:
     return user.is_authenticated and campaign.gm_id == user.pk
 
 
@@ -51,7 +59,7 @@ class Audience:
         return self.player_id is None
 
 
-def audience_of(user: User, campaign: Campaign) -> Audience:
+def audience_of(user: Visitor, campaign: Campaign) -> Audience:
     return Audience(campaign.pk, None if is_gm(user, campaign) else user.pk)
 
 
@@ -63,7 +71,7 @@ def characters_seen_by(audience: Audience) -> QuerySet[Character]:
     return characters
 
 
-def character_for_user(user: User, campaign_id: int, character_id: int) -> Character:
+def character_for_user(user: Visitor, campaign_id: int, character_id: int) -> Character:
     """A character whose sheet this user may read: the GM's campaign's, or the player's own."""
     campaign = campaign_for_user(user, campaign_id)
     seen = characters_seen_by(audience_of(user, campaign))
@@ -72,7 +80,7 @@ def character_for_user(user: User, campaign_id: int, character_id: int) -> Chara
     return character
 
 
-def character_for_gm(user: User, campaign_id: int, character_id: int) -> Character:
+def character_for_gm(user: Visitor, campaign_id: int, character_id: int) -> Character:
     campaign = campaign_for_gm(user, campaign_id)
     character = get_object_or_404(campaign.characters.select_related("player"), pk=character_id)
     character.campaign = campaign

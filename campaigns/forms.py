@@ -12,4 +12,4 @@ class CampaignForm(forms.ModelForm):
 
 class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
-        fields = ["username"]
+        fields = ("username",)

@@ -18,13 +18,13 @@ from campaigns.models import Campaign, Invitation, Membership
 
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
-    user = request.user
+    user = access.signed_in(request)
     return render(
         request,
         "home.html",
         {
-            "campaigns_run": Campaign.objects.filter(gm_id=user.pk),
-            "campaigns_played": Campaign.objects.filter(memberships__user_id=user.pk).exclude(gm_id=user.pk),
+            "campaigns_run": Campaign.objects.filter(gm=user),
+            "campaigns_played": Campaign.objects.filter(memberships__user=user).exclude(gm=user),
         },
     )
 
@@ -34,7 +34,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
     form = CampaignForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         campaign = form.save(commit=False)
-        campaign.gm_id = request.user.pk
+        campaign.gm = access.signed_in(request)
         campaign.save()
         return redirect("campaign", campaign.pk)
     return render(request, "campaign_form.html", {"form": form}, status=400 if form.errors else 200)
@@ -70,13 +70,14 @@ def invitation(request: HttpRequest, token: str) -> HttpResponse:
         if is_gm:
             messages.error(request, _("Eres el narrador de esta campaña: no puedes reclamar un personaje."))
             return redirect("campaign", campaign.pk)
+        user = access.signed_in(request)
         with transaction.atomic():
             invite = get_object_or_404(Invitation.objects.select_for_update(), pk=invite.pk, claimed_by=None)
-            invite.claimed_by_id = request.user.pk
+            invite.claimed_by = user
             invite.claimed_at = timezone.now()
             invite.save(update_fields=["claimed_by", "claimed_at"])
-            Membership.objects.get_or_create(campaign=campaign, user_id=request.user.pk)
-            invite.character.player_id = request.user.pk
+            Membership.objects.get_or_create(campaign=campaign, user=user)
+            invite.character.player = user
             invite.character.save(update_fields=["player"])
         messages.success(request, _("Ahora juegas con %(name)s.") % {"name": invite.character.name})
         return redirect("character", campaign.pk, invite.character.pk)

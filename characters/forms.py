@@ -1,8 +1,11 @@
+from typing import Any, cast
+
 from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
-from .models import Character
+from campaigns.models import Campaign
+from characters.models import Character
 
 
 class CharacterForm(forms.ModelForm):
@@ -11,11 +14,12 @@ class CharacterForm(forms.ModelForm):
         fields = ["name", "player", "constitution", "jump", "heal_wounds", "weight_kg", "notes"]
         widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
 
-    def __init__(self, *args, campaign, **kwargs) -> None:
+    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # A character can only belong to someone who already plays in this campaign; others join by invitation.
-        self.fields["player"].queryset = get_user_model().objects.filter(memberships__campaign=campaign)
-        self.fields["player"].empty_label = _("— nadie (PNJ) —")
+        player = cast(forms.ModelChoiceField, self.fields["player"])
+        player.queryset = get_user_model().objects.filter(memberships__campaign=campaign)
+        player.empty_label = _("— nadie (PNJ) —")
         for name in ("constitution", "jump", "heal_wounds", "weight_kg"):
             field = self.fields[name]
             field.widget.attrs.update(inputmode="numeric")

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -68,7 +70,7 @@ class Character(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def save(self, *args, **kwargs) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if self._state.adding and not self.pg:
             self.pg = self.max_pg  # a new character is unhurt; from then on only rules.actions changes pg
         super().save(*args, **kwargs)

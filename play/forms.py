@@ -4,7 +4,7 @@ input; rules.actions checks the rest, and its ActionError lands beside the field
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.db.models import QuerySet
@@ -18,8 +18,11 @@ from rules.actions import Actor
 from rules.damage import Attack, Collision, Damage, Drowning, Fall, Gas
 from rules.models import DAMAGE_KINDS, Disease, Illness, WoundKind
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
-def ranged(name: str, label: str, required: bool = False, initial: int | None = None) -> forms.IntegerField:
+
+def ranged(name: str, label: StrOrPromise, required: bool = False, initial: int | None = None) -> forms.IntegerField:
     """A number field whose range is the engine's (RULES.md section 7.11)."""
     low, high = engine.LIMITS[name]
     return forms.IntegerField(
@@ -32,7 +35,7 @@ def ranged(name: str, label: str, required: bool = False, initial: int | None = 
     )
 
 
-def die_field(label: str, sides: int) -> forms.IntegerField:
+def die_field(label: StrOrPromise, sides: int) -> forms.IntegerField:
     return forms.IntegerField(
         label=label,
         required=False,
@@ -234,7 +237,7 @@ class ExertionForm(PatientForm):
 # --- the clock -------------------------------------------------------------------------------------------------------
 
 # Presets of the clock control: (seconds, label, resting). Time in action is not rest; the long ones are.
-PRESETS: list[tuple[str, str, bool]] = [
+PRESETS: list[tuple[str, StrOrPromise, bool]] = [
     ("6", _("+1 turno"), False),
     ("60", _("+1 minuto"), False),
     ("3600", _("+1 hora"), False),
@@ -264,7 +267,7 @@ class AdvanceForm(CampaignForm):
         )
 
     @property
-    def presets(self) -> list[tuple[str, str, bool]]:
+    def presets(self) -> list[tuple[str, StrOrPromise, bool]]:
         return PRESETS
 
     def clean(self) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET
 
@@ -194,7 +195,7 @@ def release_connection() -> None:
 
 
 @require_GET
-async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpResponse:
+async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpResponseBase:
     """The campaign's live Server-Sent Events stream for this user's audience (the GM, or one player)."""
     user = await request.auser()
     campaign = await access.campaigns_of(user).filter(pk=campaign_id).afirst()

@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST, require_safe
 from django_htmx.http import reswap, retarget
+from django_htmx.middleware import HtmxDetails
 
 from campaigns import access
 from campaigns.models import Campaign
@@ -21,14 +22,18 @@ from play.cards import cards_for
 from play.screens import player_context, sheet_context, table_context
 from rules import actions
 
-type QueryDict = dict[str, str | list[str]]
+type Initial = dict[str, str | list[str]]
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
 
 
 # --- pages -----------------------------------------------------------------------------------------------------------
 
 
 @require_safe
-def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def campaign(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     """The GM's table, or a player's page with their own characters."""
     campaign = access.campaign_for_user(request.user, campaign_id)
     audience = access.audience_of(request.user, campaign)
@@ -40,7 +45,7 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_safe
-def character(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
+def character(request: HtmxHttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
     """A character's sheet, for its player and for the GM."""
     found = access.character_for_user(request.user, campaign_id, character_id)
     [card] = cards_for(found.campaign, [found])
@@ -52,7 +57,7 @@ def character(request: HttpRequest, campaign_id: int, character_id: int) -> Http
 # --- the answer every action view gives ------------------------------------------------------------------------------
 
 
-def slot_of(request: HttpRequest) -> str:
+def slot_of(request: HtmxHttpRequest) -> str:
     """Where on the page the form sits: a card's slot (its character id), "party" or "advance"."""
     slot = (
         request.POST.get("slot")
@@ -64,7 +69,7 @@ def slot_of(request: HttpRequest) -> str:
     return slot if slot.isascii() and slot.isalnum() and len(slot) <= 20 else "party"
 
 
-def chosen_character(request: HttpRequest, campaign: Campaign) -> Character | None:
+def chosen_character(request: HtmxHttpRequest, campaign: Campaign) -> Character | None:
     """The card the form was opened from, if any: one of this campaign's characters, or 404."""
     character_id = request.POST.get("character") or request.GET.get("character")
     if character_id is None:
@@ -74,25 +79,25 @@ def chosen_character(request: HttpRequest, campaign: Campaign) -> Character | No
     return get_object_or_404(campaign.characters, pk=int(character_id))
 
 
-def patient_of(request: HttpRequest, campaign: Campaign) -> Character:
+def patient_of(request: HtmxHttpRequest, campaign: Campaign) -> Character:
     patient = chosen_character(request, campaign)
     if patient is None:
         raise Http404
     return patient
 
 
-def initial_of(request: HttpRequest, patient: Character | None) -> QueryDict:
+def initial_of(request: HtmxHttpRequest, patient: Character | None) -> Initial:
     """A form's first values: the card's character ticked; after a change of the damage kind, what was typed."""
-    initial: QueryDict = {"characters": [str(patient.pk)]} if patient is not None else {}
+    initial: Initial = {"characters": [str(patient.pk)]} if patient is not None else {}
     if request.method == "GET" and "kind" in request.GET:
         # The kind select reloads the form with that kind's fields, keeping what was typed, as initial values.
-        for name, value in request.GET.items():
+        for name in request.GET:
             if name not in ("csrfmiddlewaretoken", "slot", "character"):
-                initial[name] = request.GET.getlist(name) if name == "characters" else value
+                initial[name] = request.GET.getlist(name) if name == "characters" else request.GET.get(name, "")
     return initial
 
 
-def form_kwargs(request: HttpRequest, campaign: Campaign) -> dict[str, object]:
+def form_kwargs(request: HtmxHttpRequest, campaign: Campaign) -> dict[str, object]:
     return {
         "data": request.POST if request.method == "POST" else None,
         "campaign": campaign,
@@ -101,7 +106,7 @@ def form_kwargs(request: HttpRequest, campaign: Campaign) -> dict[str, object]:
 
 
 def answer(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     campaign: Campaign,
     form: forms.CampaignForm,
     title: str,
@@ -141,7 +146,7 @@ def answer(
     return reswap(retarget(response, f"#form-{context['slot']}"), "outerHTML")
 
 
-def render_table(request: HttpRequest, campaign: Campaign, announce: str) -> HttpResponse:
+def render_table(request: HtmxHttpRequest, campaign: Campaign, announce: str) -> HttpResponse:
     campaign.refresh_from_db()
     context = table_context(campaign)
     context["announce"] = announce
@@ -157,7 +162,7 @@ def announcement(outcome: actions.Outcome) -> str:
 
 
 @require_http_methods(["GET", "POST"])
-def damage(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def damage(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     patient = chosen_character(request, campaign)
     form = forms.DamageForm(**form_kwargs(request, campaign), initial=initial_of(request, patient), dice_for=patient)
@@ -165,7 +170,7 @@ def damage(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def expose(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def expose(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     patient = chosen_character(request, campaign)
     form = forms.ExposeForm(**form_kwargs(request, campaign), initial=initial_of(request, patient), dice_for=patient)
@@ -173,14 +178,14 @@ def expose(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def advance(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def advance(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     form = forms.AdvanceForm(**form_kwargs(request, campaign))
     return answer(request, campaign, form, _("Avanzar el reloj"), "advance", template="components/clock_form.html")
 
 
 @require_http_methods(["GET", "POST"])
-def treat_wounds(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def treat_wounds(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     patient = patient_of(request, campaign)
     form = forms.TreatWoundsForm(**form_kwargs(request, campaign), patient=patient)
@@ -188,7 +193,7 @@ def treat_wounds(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def treat_illness(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def treat_illness(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     patient = patient_of(request, campaign)
     form = forms.TreatIllnessForm(**form_kwargs(request, campaign), patient=patient)
@@ -196,7 +201,7 @@ def treat_illness(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def medicate(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def medicate(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     patient = patient_of(request, campaign)
     form = forms.MedicateForm(**form_kwargs(request, campaign), patient=patient)
@@ -204,7 +209,7 @@ def medicate(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def exertion(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def exertion(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     patient = patient_of(request, campaign)
     form = forms.ExertionForm(**form_kwargs(request, campaign), patient=patient)
@@ -212,14 +217,14 @@ def exertion(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_GET
-def close_form(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def close_form(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     """An action form's Cancel: the form goes, the slot it sat in stays."""
     access.campaign_for_gm(request.user, campaign_id)
     return HttpResponse("")
 
 
 @require_POST
-def undo(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def undo(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     try:
         announce = _("Deshecho. ") + announcement(actions.undo(campaign, by=request.user))

@@ -13,8 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -25,7 +24,8 @@ from rules import dice, engine, mapping, notify
 from rules.damage import Attack, Collision, Damage, Drowning, Fall, Gas
 from rules.models import Disease, Illness, Wound
 
-type Actor = AbstractBaseUser | AnonymousUser | None
+# Who acts: a signed-in user, or nobody (a script); an anonymous visitor is recorded as nobody.
+type Actor = User | AnonymousUser | None
 
 
 class ActionError(Exception):
@@ -126,7 +126,7 @@ def _finish(
     event = Event.objects.create(
         campaign=campaign,
         action=action,
-        actor=by if by is not None and by.is_authenticated else None,
+        actor=by if isinstance(by, User) else None,
         clock_before=clock_before,
         clock_after=campaign.clock,
         characters=ids,
@@ -348,7 +348,7 @@ def _illness_index(loaded: Loaded, illness: Illness | int) -> int:
 
 @transaction.atomic
 def treat_illness(
-    campaign: Campaign | int, patient: Character | int, illness: Illness | int, healer: Character | int, *, by
+    campaign: Campaign | int, patient: Character | int, illness: Illness | int, healer: Character | int, *, by: Actor
 ) -> Outcome:
     """Another character with Curar Heridas treats one illness (RULES.md: never the patient themself)."""
     campaign = _lock_campaign(campaign)
@@ -421,7 +421,8 @@ def undo(campaign: Campaign | int, *, by: Actor) -> Outcome:
     for loaded in _load_existing(campaign, existing):
         before = mapping.from_json(event.before[str(loaded.character.pk)])
         results.append((loaded, replace(before, constitution=loaded.character.constitution)))
-    event.undone, event.undone_at, event.undone_by = True, timezone.now(), by if by and by.is_authenticated else None
+    event.undone, event.undone_at = True, timezone.now()
+    event.undone_by = by if isinstance(by, User) else None
     event.save(update_fields=["undone", "undone_at", "undone_by"])
     # What was undone travels with the undo, so the log can name it ("Undone: exposure to the plague").
     details = {

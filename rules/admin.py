@@ -1,4 +1,6 @@
 from django.contrib import admin
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from .models import Disease, Illness, Wound
@@ -12,10 +14,10 @@ class DiseaseAdmin(admin.ModelAdmin):
     actions = ["retire"]
 
     @admin.action(description=_("Retirar las enfermedades seleccionadas"))
-    def retire(self, request, queryset) -> None:
+    def retire(self, request: HttpRequest, queryset: QuerySet[Disease]) -> None:
         queryset.update(retired=True)
 
-    def has_delete_permission(self, request, obj=None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: Disease | None = None) -> bool:
         # A disease someone has had stays: history points at it. Retire it instead.
         if obj is not None and (obj.builtin or obj.illnesses.exists()):
             return False
@@ -25,13 +27,13 @@ class DiseaseAdmin(admin.ModelAdmin):
 class ReadOnlyAdmin(admin.ModelAdmin):
     """Game state changes only through rules.actions; the admin shows it."""
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 

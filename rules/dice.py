@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import d20
 from d20 import diceast
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext as _
 
 MAX_DICE = 100  # dice in one damage expression, all groups together
 MAX_SIDES = 1000  # sides of one die

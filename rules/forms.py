@@ -1,6 +1,8 @@
 """The form of the disease pages (rules.views): a campaign's own diseases, added and edited by its GM."""
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -10,6 +12,9 @@ from django.utils.translation import gettext_lazy
 
 from campaigns.models import Campaign
 from rules.models import Disease
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 # Narrower than the database columns, so that a typo like 99999999999 is a clear message, not a 500.
 PENALTY_MIN = -20
@@ -27,8 +32,8 @@ class DiseaseForm(forms.ModelForm):
         self._limit("penalty", PENALTY_MIN, 0, max_message=gettext_lazy("La penalización debe ser 0 o negativa."))
         self._limit("pg_per_week", 1, PG_PER_WEEK_MAX)
 
-    def _limit(self, name: str, low: int, high: int, max_message: str | None = None) -> None:
-        field = self.fields[name]
+    def _limit(self, name: str, low: int, high: int, max_message: StrOrPromise | None = None) -> None:
+        field = cast(forms.IntegerField, self.fields[name])
         field.min_value, field.max_value = low, high
         bounds = (MinValueValidator, MaxValueValidator)
         field.validators = [v for v in field.validators if not isinstance(v, bounds)]  # one message, not two

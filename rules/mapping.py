@@ -34,12 +34,12 @@ def illness_of(row: Illness) -> engine.Illness:
 def health_of(character: Character, wounds: list[Wound], illnesses: list[Illness], clock: int) -> engine.Health:
     return engine.Health(
         character.constitution,
-        [wound_of(row) for row in wounds],
-        [illness_of(row) for row in illnesses],
+        tuple(wound_of(row) for row in wounds),
+        tuple(illness_of(row) for row in illnesses),
         now=clock,
         died_at=character.died_at,
-        progress=character.recovery_progress,
-        protection=[tuple(entry) for entry in character.protection],
+        progress=tuple(character.recovery_progress.items()),
+        protection=tuple((category, day) for category, day in character.protection),
     )
 
 
@@ -79,11 +79,11 @@ class Changes:
             )
         self.wounds_to_delete += [row.pk for row in wounds[len(new.wounds) :]]
 
-        for row, illness in zip(illnesses, new.illnesses, strict=False):
+        for episode, illness in zip(illnesses, new.illnesses, strict=False):
             fields = (illness.treated, illness.medicated, illness.cured_at, illness.weeks_charged)
-            if (row.treated, row.medicated, row.cured_at, row.weeks_charged) != fields:
-                row.treated, row.medicated, row.cured_at, row.weeks_charged = fields
-                self.illnesses_to_update.append(row)
+            if (episode.treated, episode.medicated, episode.cured_at, episode.weeks_charged) != fields:
+                episode.treated, episode.medicated, episode.cured_at, episode.weeks_charged = fields
+                self.illnesses_to_update.append(episode)
         for illness in new.illnesses[len(illnesses) :]:
             self.illnesses_to_create.append(
                 Illness(
@@ -145,10 +145,10 @@ def from_json(data: dict[str, Any]) -> engine.Health:
     return engine.Health(
         data["constitution"],
         # Events written before Wound lost its unused `key` still carry it.
-        [engine.Wound(**{k: v for k, v in wound.items() if k != "key"}) for wound in data["wounds"]],
-        [engine.Illness(**illness) for illness in data["illnesses"]],
+        tuple(engine.Wound(**{k: v for k, v in wound.items() if k != "key"}) for wound in data["wounds"]),
+        tuple(engine.Illness(**illness) for illness in data["illnesses"]),
         now=data["now"],
         died_at=data["died_at"],
-        progress=[tuple(pair) for pair in data["progress"]],
-        protection=[tuple(pair) for pair in data["protection"]],
+        progress=tuple((kind, seconds) for kind, seconds in data["progress"]),
+        protection=tuple((category, day) for category, day in data["protection"]),
     )

