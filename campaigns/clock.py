@@ -12,7 +12,7 @@ import unicodedata
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from rules.engine import DAY, HOUR, LIMITS, MINUTE, WEEK
+from rules.engine import DAY, HOUR, LIMITS, MINUTE, WEEK, YEAR
 
 TURN = 6  # one combat turn
 # RULES.md section 7.11: far beyond any campaign, yet small enough that a typo like "99999999w" is caught.
@@ -99,7 +99,7 @@ def parse_duration(text: str) -> int:
             raise ValueError(not_understood)
         digits, unit = part.groups()
         if len(digits) > _MAX_DIGITS:
-            raise ValueError(_("La duración es demasiado larga: como mucho 1000 años."))
+            raise ValueError(too_long())
         if not unit:
             # A bare number means seconds only when it is the whole text ("90"); in "1h 30" the unit is missing.
             if position != 0 or part.end() != len(normalized):
@@ -113,10 +113,14 @@ def parse_duration(text: str) -> int:
         position = part.end()
 
     if total > MAX_DURATION:
-        raise ValueError(_("La duración es demasiado larga: como mucho 1000 años."))
+        raise ValueError(too_long())
     if total <= 0:
         raise ValueError(_("La duración debe ser mayor que cero."))
     return total
+
+
+def too_long() -> str:
+    return _("La duración es demasiado larga: como mucho %(years)s años.") % {"years": MAX_DURATION // YEAR}
 
 
 def _without_accents(text: str) -> str:

@@ -41,6 +41,16 @@ class Card:
     def sick(self) -> list[IllnessLine]:
         return [line for line in self.illnesses if not line.illness.cured]
 
+    @property
+    def exertion_warning(self) -> str:
+        """RULES.md section 4, with the engine's numbers: shown while every physical action calls for the check."""
+        if self.health.dead or not self.health.penalties.exertion:
+            return ""
+        return _("¡Esfuerzo! Cada acción física pide 1d%(die)s + CON contra %(difficulty)s o pierde 1 PG.") % {
+            "die": engine.EXERTION_DIE,
+            "difficulty": engine.EXERTION_DIFFICULTY,
+        }
+
 
 def band_of(health: engine.Health) -> str:
     """The card's colour: the row of RULES.md section 4's penalty table that applies."""

@@ -113,7 +113,11 @@ def fall_fields(form: CampaignForm) -> dict[str, forms.Field]:
         "difficulty": ranged("difficulty", _("Dificultad"), required=True, initial=engine.DEFAULT_FALL_DIFFICULTY),
     }
     for character in form.rollers():
-        label = _("1d20 de %(name)s (+ Saltar %(jump)s)") % {"name": character.name, "jump": character.jump}
+        label = _("1d%(sides)s de %(name)s (+ Saltar %(jump)s)") % {
+            "sides": engine.FALL_DIE,
+            "name": character.name,
+            "jump": character.jump,
+        }
         fields[f"die_{character.pk}"] = die_field(label, engine.FALL_DIE)
     return fields
 
@@ -165,7 +169,11 @@ class ExposeForm(CampaignForm):
             label=_("Enfermedad"), queryset=Disease.objects.available_in(self.campaign)
         )
         for character in self.rollers():
-            label = _("1d12 de %(name)s (+ CON %(con)s)") % {"name": character.name, "con": character.constitution}
+            label = _("1d%(sides)s de %(name)s (+ CON %(con)s)") % {
+                "sides": engine.RESISTANCE_DIE,
+                "name": character.name,
+                "con": character.constitution,
+            }
             self.fields[f"die_{character.pk}"] = die_field(label, engine.RESISTANCE_DIE)
 
     def perform(self, by: Actor) -> actions.Outcome:
@@ -227,7 +235,7 @@ class MedicateForm(PatientForm):
 class ExertionForm(PatientForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        label = _("1d12 (+ CON %(con)s)") % {"con": self.patient.constitution}
+        label = _("1d%(sides)s (+ CON %(con)s)") % {"sides": engine.EXERTION_DIE, "con": self.patient.constitution}
         self.fields["die"] = die_field(label, engine.EXERTION_DIE)
 
     def perform(self, by: Actor) -> actions.Outcome:

@@ -252,7 +252,8 @@ def advance_clock(
     """Move campaign time forward; `resting` lists who rests (default: everyone)."""
     low, high = engine.LIMITS["advance"]
     if not low <= seconds <= high:
-        raise ActionError(_("La duración debe estar entre 1 segundo y 1000 años."), "seconds")
+        message = _("La duración debe estar entre %(low)s segundo y %(years)s años.")
+        raise ActionError(message % {"low": low, "years": high // engine.YEAR}, "seconds")
     campaign = _lock_campaign(campaign)
     everyone = _load(campaign, None)
     resting_ids = {loaded.character.pk for loaded in everyone} if resting is None else set(_ids(resting))

@@ -17,6 +17,8 @@ import d20
 from d20 import diceast
 from django.utils.translation import gettext as _
 
+from rules.engine import LIMITS
+
 MAX_DICE = 100  # dice in one damage expression, all groups together
 MAX_SIDES = 1000  # sides of one die
 MAX_EXPRESSION_LENGTH = 50
@@ -86,6 +88,7 @@ def roll_damage(expression: str) -> DamageRoll:
             raise DiceError(_("El daño puede llegar como mucho a %(max)s.") % {"max": MAX_NUMBER})
         return DamageRoll(expression=text, total=value, detail=str(value))
     _check_limits(text)
+    _check_largest_total(text)
     try:
         result = _SecureRoller().roll(text, stringifier=d20.SimpleStringifier(), allow_comments=False)
     except d20.TooManyRolls as error:
@@ -137,6 +140,44 @@ def _check_limits(text: str) -> None:
     for number in _NUMBER.findall(text):
         if int(number) > MAX_NUMBER:
             raise DiceError(_("Los números de la tirada pueden llegar como mucho a %(max)s.") % {"max": MAX_NUMBER})
+
+
+def _check_largest_total(text: str) -> None:
+    """RULES.md section 7.11: an expression that could total more than the largest attack is refused before rolling."""
+    try:
+        _lowest, highest = _bounds(d20.parse(text, allow_comments=False))
+    except d20.RollSyntaxError as error:
+        message = _("No se entiende la tirada «%(expression)s». Usa algo como 2d6+1.") % {"expression": text}
+        raise DiceError(message) from error
+    largest = LIMITS["amount"][1]
+    if highest > largest:
+        raise DiceError(
+            _("La tirada «%(expression)s» puede sumar %(total)s; el daño llega como mucho a %(max)s.")
+            % {"expression": text, "total": highest, "max": largest}
+        )
+
+
+def _bounds(node: diceast.Node) -> tuple[int, int]:
+    """The lowest and the highest total an expression of dice, numbers, + and - can make."""
+    match node:
+        case diceast.Expression():
+            return _bounds(node.roll)
+        case diceast.Parenthetical():
+            return _bounds(node.value)
+        case diceast.Literal():
+            return int(node.value), int(node.value)
+        case diceast.Dice():
+            return int(node.num), int(node.num) * int(node.size)
+        case diceast.UnOp():
+            low, high = _bounds(node.value)
+            return (-high, -low) if node.op == "-" else (low, high)
+        case diceast.BinOp():
+            (left_low, left_high), (right_low, right_high) = _bounds(node.left), _bounds(node.right)
+            if node.op == "-":
+                return left_low - right_high, left_high - right_low
+            return left_low + right_low, left_high + right_high
+    # Anything else was refused by the character check before parsing; count it as unbounded to be safe.
+    raise DiceError(_("La tirada solo puede tener dados (2d6), números enteros, +, - y paréntesis."))
 
 
 class _SecureRoller(d20.Roller):
