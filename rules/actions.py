@@ -149,13 +149,14 @@ def _roll_record(loaded: Loaded, check: str, result: engine.CheckResult | None) 
 
 def _refusal(reason: str, name: str) -> ActionError:
     """An engine refusal (engine.REFUSALS) in the GM's language, beside the field it concerns."""
-    if reason == "dead":
-        return ActionError(_("%(name)s está muerto y no puede hacerlo.") % {"name": name}, "characters")
-    if reason == "cured":
-        return ActionError(_("Esa enfermedad ya está curada."), "illness")
-    if reason == "treated":
-        return ActionError(_("Esa enfermedad ya ha sido tratada."), "illness")
-    return ActionError(_("Esa enfermedad ya tiene sus medicamentos."), "illness")
+    messages = {
+        "dead": (_("%(name)s ha muerto y no puede hacerlo."), "characters"),
+        "cured": (_("Esa enfermedad ya está curada."), "illness"),
+        "treated": (_("Esa enfermedad ya ha sido tratada."), "illness"),
+        "medicated": (_("Esa enfermedad ya tiene sus medicamentos."), "illness"),
+    }
+    message, field = messages[reason]
+    return ActionError(message % {"name": name} if "%(name)s" in message else message, field)
 
 
 def _engine_call[T](loaded: Loaded, function: Callable[..., T], *args: Any) -> T:
@@ -198,10 +199,10 @@ def apply_damage(
             details["height_m"] = _number("height_m", height, _("La altura"))
             details["difficulty"] = _number("difficulty", difficulty, _("La dificultad"))
         case Drowning(turns=turns):
-            fixed = engine.drowning_damage(_number("turns", turns, _("Los turnos")))
+            fixed = engine.drowning_damage(_number("turns", turns, _("El número de turnos")))
             details["turns"] = turns
         case Gas(turns=turns):
-            fixed = engine.gas_damage(_number("turns", turns, _("Los turnos")))
+            fixed = engine.gas_damage(_number("turns", turns, _("El número de turnos")))
             details["turns"] = turns
     if isinstance(damage, Collision | Fall) and damage.weight_kg is not None:
         details["weight_kg"] = _number("weight_kg", damage.weight_kg, _("El peso"))
@@ -320,7 +321,7 @@ def _healer(campaign: Campaign, healer: Character | int) -> Character:
     if found.heal_wounds < 1:
         raise ActionError(_("%(name)s no tiene la habilidad Curar Heridas.") % {"name": found.name}, "healer")
     if found.dead:
-        raise ActionError(_("%(name)s está muerto y no puede curar.") % {"name": found.name}, "healer")
+        raise ActionError(_("%(name)s ha muerto y no puede curar.") % {"name": found.name}, "healer")
     return found
 
 
@@ -391,7 +392,7 @@ def exertion(campaign: Campaign | int, character: Character | int, *, by: Actor,
     campaign = _lock_campaign(campaign)
     [loaded] = _load(campaign, _ids([character]))
     if loaded.health.dead:
-        raise ActionError(_("%(name)s está muerto.") % {"name": loaded.character.name}, "character")
+        raise ActionError(_("%(name)s ha muerto.") % {"name": loaded.character.name}, "character")
     rolled = _typed_die({loaded.character.pk: die}, loaded.character, engine.EXERTION_DIE)
     new, result = _engine_call(loaded, engine.exertion_check, rolled)
     details = {

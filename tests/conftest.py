@@ -1,34 +1,9 @@
-from dataclasses import dataclass
-
 import pytest
-from django.contrib.auth import get_user_model
-from django.test import Client
 from django.utils import translation
 
 from campaigns.models import Campaign, Invitation, Membership
 from characters.models import Character
-
-
-@dataclass
-class World:
-    """Two campaigns and every kind of visitor: the personas of the authorization matrix."""
-
-    gm_a: object
-    player_a: object
-    player_a2: object
-    gm_b: object
-    outsider: object
-    campaign_a: Campaign
-    campaign_b: Campaign
-    char_a1: Character  # player_a's
-    char_a2: Character  # player_a2's
-    npc_a: Character
-    char_b: Character
-    invite_a: Invitation
-
-
-def make_user(username: str):
-    return get_user_model().objects.create_user(username=username, password="pw-" + username)
+from tests.helpers import World, make_user
 
 
 @pytest.fixture
@@ -48,13 +23,6 @@ def world(db) -> World:
     return World(
         gm_a, player_a, player_a2, gm_b, outsider, campaign_a, campaign_b, char_a1, char_a2, npc_a, char_b, invite_a
     )
-
-
-def client_for(user) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
 
 
 @pytest.fixture(autouse=True)

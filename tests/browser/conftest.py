@@ -1,29 +1,12 @@
+import io
 import os
-import shutil
-from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 from playwright.sync_api import Browser, Page, sync_playwright
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-# Flags that keep Chromium off the network and quiet on a machine with no internet (see the env notes).
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
-
-
-def chromium_path() -> str:
-    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if not path:
-        pytest.fail("Debian's chromium is not installed: `apt-get install chromium` (.ci/run does it).")
-    return path
+from campaigns.models import Campaign
+from tests.helpers import CHROMIUM_ARGS, chromium_path, watch_errors
 
 
 @pytest.fixture(scope="session")
@@ -41,11 +24,7 @@ def browser() -> Browser:
 @pytest.fixture
 def page(browser: Browser) -> Page:
     context = browser.new_context(locale="es-ES", viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.errors = []  # console errors and CSP violations; the tests assert there are none
-    page.on("console", lambda message: record_error(page, message))
-    page.on("pageerror", lambda error: page.errors.append(str(error)))
-    yield page
+    yield watch_errors(context.new_page())  # console errors, CSP violations, uncaught exceptions: tests assert none
     context.close()
 
 
@@ -54,30 +33,12 @@ def phone(browser: Browser) -> Page:
     context = browser.new_context(
         locale="es-ES", viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True, device_scale_factor=2
     )
-    page = context.new_page()
-    page.errors = []
-    page.on("console", lambda message: record_error(page, message))
-    yield page
+    yield watch_errors(context.new_page())
     context.close()
 
 
-def record_error(page: Page, message) -> None:
-    # A refused form answers 422 on purpose (htmx swaps the form with its messages); Chromium logs every 4xx.
-    if message.type == "error" and "status of 422" not in message.text:
-        page.errors.append(message.text)
-
-
-def screenshot(page: Page, name: str) -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    # caret="initial": hiding the caret makes Playwright inject a style, which the CSP (rightly) blocks.
-    page.screenshot(path=str(path), full_page=True, caret="initial")
-    return path
-
-
-def log_in(page: Page, base_url: str, username: str, password: str) -> None:
-    page.goto(f"{base_url}/accounts/login/")
-    page.get_by_label("Nombre de usuario").fill(username)
-    page.get_by_label("Contraseña").fill(password)
-    page.get_by_role("button", name="Entrar").click()
-    page.wait_for_url(f"{base_url}/")
+@pytest.fixture
+def demo(transactional_db) -> Campaign:
+    """The demo campaign of `load_demo`: its GM and players log in with the passwords the README gives."""
+    call_command("load_demo", stdout=io.StringIO())
+    return Campaign.objects.get(name="La Cripta de Hielo")

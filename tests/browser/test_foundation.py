@@ -1,23 +1,13 @@
 """The quick-start promise in a real browser: the demo GM logs in and opens the campaign; a player reads a sheet
 on a phone."""
 
-import io
-
 import pytest
-from django.core.management import call_command
 from playwright.sync_api import expect
 
-from campaigns.models import Campaign
 from characters.models import Character
-from tests.browser.conftest import log_in, screenshot
+from tests.helpers import log_in, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def demo(transactional_db):
-    call_command("load_demo", stdout=io.StringIO())
-    return Campaign.objects.get(name="La Cripta de Hielo")
 
 
 def test_demo_gm_logs_in_and_opens_the_campaign(page, live_server, demo):
@@ -57,3 +47,13 @@ def test_player_reads_the_sheet_on_a_phone_in_english(phone, live_server, demo):
     phone.get_by_role("button", name="Cambiar").click()
     expect(phone.get_by_text("Constitution (CON)")).to_be_visible()
     assert phone.errors == []
+
+
+@pytest.mark.parametrize("fixture", ["page", "phone"])
+def test_the_browser_fixtures_record_uncaught_exceptions(request, fixture):
+    # The other browser tests end with `assert page.errors == []`: make sure that list would catch a script error.
+    page = request.getfixturevalue(fixture)
+    page.set_content("<p>empty</p>")
+    with page.expect_event("pageerror"):
+        page.evaluate("setTimeout(() => { throw new Error('boom') }, 0)")
+    assert len(page.errors) == 1 and "boom" in page.errors[0]

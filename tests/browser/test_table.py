@@ -1,27 +1,14 @@
 """A GM runs the demo campaign from the table page alone; a player follows on a phone."""
 
-import io
-
 import pytest
-from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
 from campaigns.models import Campaign
 from characters.models import Character
 from rules.models import Illness
-from tests.browser.conftest import log_in, screenshot
+from tests.helpers import card, log_in, screenshot, settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def demo(transactional_db) -> Campaign:
-    call_command("load_demo", stdout=io.StringIO())
-    return Campaign.objects.get(name="La Cripta de Hielo")
-
-
-def card(page: Page, name: str):
-    return page.locator("li.card").filter(has=page.get_by_role("heading", name=name, exact=True))
 
 
 def pg_of(name: str) -> int:
@@ -32,11 +19,6 @@ def open_table(page: Page, base_url: str, campaign: Campaign) -> None:
     log_in(page, base_url, "narrador", "cripta-narrador")
     page.goto(f"{base_url}/campaigns/{campaign.pk}/")
     page.evaluate("window.stillTheSamePage = true")  # gone if anything reloads the page
-
-
-def settled(page: Page) -> None:
-    """Wait until htmx has finished swapping and wiring up new content (htmx-added / htmx-settling go away)."""
-    expect(page.locator(".htmx-added, .htmx-settling, .htmx-request")).to_have_count(0)
 
 
 def damage(page: Page, name: str, kind_label: str, fields: dict[str, str]) -> None:

@@ -6,7 +6,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from campaigns.models import Invitation
 from characters.models import Character
 from rules.models import Disease
-from tests.conftest import World, client_for
+from tests.helpers import World, client_for
 
 PERSONAS = ["gm_a", "player_a", "player_a2", "gm_b", "outsider", "anonymous"]
 LOGIN = 302  # LoginRequiredMiddleware sends anonymous visitors to the login page
@@ -127,28 +127,36 @@ def test_other_campaigns_character_under_my_campaign_url_is_404(world: World):
     assert client_for(world.gm_b).get(url).status_code == 404
 
 
-@pytest.mark.parametrize("persona", ["player_a", "player_a2", "gm_b", "outsider"])
-def test_forbidden_writes_change_nothing(world: World, persona: str):
+SHEET = {"name": "Hacked", "constitution": 30, "jump": 0, "heal_wounds": 0, "weight_kg": 70}
 
-    client = client_for(getattr(world, persona))
-    ids = {"campaign_id": world.campaign_a.pk, "character_id": world.char_a1.pk}
-    edit = client.post(
-        reverse("character_edit", kwargs=ids),
-        {"name": "Hacked", "constitution": 30, "jump": 0, "heal_wounds": 0, "weight_kg": 70},
-    )
-    delete = client.post(reverse("character_delete", kwargs=ids))
-    invite = client.post(reverse("character_invite", kwargs=ids))
-    create = client.post(
-        reverse("character_create", kwargs={"campaign_id": world.campaign_a.pk}),
-        {"name": "Intruso", "constitution": 10, "jump": 0, "heal_wounds": 0, "weight_kg": 70},
-    )
-    assert [edit.status_code, delete.status_code, invite.status_code, create.status_code] == [404] * 4
-    world.char_a1.refresh_from_db()
-    assert world.char_a1.name == "Aldara" and world.char_a1.constitution == 8
-    assert not Character.objects.filter(name="Intruso").exists()
-    assert not Invitation.objects.filter(character=world.char_a1).exists()
+
+def characters_state() -> list[tuple]:
+    return list(Character.objects.order_by("pk").values_list("pk", "name", "constitution", "player", "campaign"))
+
+
+# write → (route, data)
+WRITES = {
+    "edit": ("character_edit", SHEET),
+    "delete": ("character_delete", {}),
+    "invite": ("character_invite", {}),
+    "create": ("character_create", {**SHEET, "name": "Intruso"}),
+}
+
+
+@pytest.mark.parametrize("write", sorted(WRITES))
+@pytest.mark.parametrize("persona", ["player_a", "player_a2", "gm_b", "outsider"])
+def test_forbidden_character_writes_are_404_and_change_nothing(world: World, persona: str, write: str):
+    route, data = WRITES[write]
+    kwargs = {"campaign_id": world.campaign_a.pk}
+    if route != "character_create":
+        kwargs["character_id"] = world.char_a1.pk
+    before = (characters_state(), list(Invitation.objects.values_list("pk", "character")))
+    response = client_for(getattr(world, persona)).post(reverse(route, kwargs=kwargs), data)
+    assert response.status_code == 404
+    assert (characters_state(), list(Invitation.objects.values_list("pk", "character"))) == before
 
 
 def test_admin_requires_staff(world: World):
-    assert client_for(world.gm_a).get("/admin/").status_code == 302
-    assert client_for(None).get("/admin/").status_code == 302
+    for user in (world.gm_a, None):
+        response = client_for(user).get("/admin/")
+        assert response.status_code == 302 and response.url.startswith("/admin/login/")

@@ -3,7 +3,7 @@ from django.urls import reverse
 
 from campaigns.models import Campaign
 from characters.models import Character
-from tests.conftest import World, client_for
+from tests.helpers import World, client_for
 
 VALID = {"name": "Eira", "constitution": "9", "jump": "3", "heal_wounds": "1", "weight_kg": "60", "notes": ""}
 
@@ -45,26 +45,32 @@ def test_bad_input_is_refused_with_a_message_and_changes_nothing(world: World, f
 def test_a_player_from_another_campaign_cannot_be_assigned(world: World):
     response = client_for(world.gm_a).post(create_url(world), {**VALID, "player": world.gm_b.pk})
     assert response.status_code == 400
-    assert "Escoja una opción válida" in response.content.decode() or "Seleccione" in response.content.decode()
+    assert "Escoja una opción válida. Esa opción no está entre las disponibles." in response.content.decode()
     assert not Character.objects.filter(name="Eira").exists()
 
 
 def test_edit_with_bad_input_keeps_the_old_values(world: World):
-    url = reverse("character_edit", kwargs={"campaign_id": world.campaign_a.pk, "character_id": world.char_a1.pk})
-    response = client_for(world.gm_a).post(url, {**VALID, "constitution": "31"})
+    response = client_for(world.gm_a).post(character_url(world, "character_edit"), {**VALID, "constitution": "31"})
     assert response.status_code == 400
     world.char_a1.refresh_from_db()
     assert world.char_a1.constitution == 8 and world.char_a1.name == "Aldara"
 
 
-def test_gm_edits_and_deletes(world: World):
-    client = client_for(world.gm_a)
-    ids = {"campaign_id": world.campaign_a.pk, "character_id": world.char_a1.pk}
-    assert client.post(reverse("character_edit", kwargs=ids), {**VALID, "name": "Aldara II"}).status_code == 302
+def character_url(world: World, name: str) -> str:
+    return reverse(name, kwargs={"campaign_id": world.campaign_a.pk, "character_id": world.char_a1.pk})
+
+
+def test_gm_edits_a_character(world: World):
+    response = client_for(world.gm_a).post(character_url(world, "character_edit"), {**VALID, "name": "Aldara II"})
+    assert response.status_code == 302
     world.char_a1.refresh_from_db()
-    assert world.char_a1.name == "Aldara II" and world.char_a1.constitution == 9
-    assert client.post(reverse("character_delete", kwargs=ids)).status_code == 302
+    assert (world.char_a1.name, world.char_a1.constitution, world.char_a1.max_pg) == ("Aldara II", 9, 90)
+
+
+def test_gm_deletes_a_character(world: World):
+    assert client_for(world.gm_a).post(character_url(world, "character_delete")).status_code == 302
     assert not Character.objects.filter(pk=world.char_a1.pk).exists()
+    assert Character.objects.filter(pk=world.char_a2.pk).exists()
 
 
 def test_posting_to_another_gms_campaign_is_404(world: World):

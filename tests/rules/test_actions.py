@@ -2,30 +2,17 @@
 
 import json
 
-import psycopg
 import pytest
-from django.db import connection
 
 from campaigns.models import Event
 from characters.models import Character
-from rules import actions, engine, mapping, notify
+from rules import actions, engine
 from rules.actions import ActionError
 from rules.damage import Attack, Collision, Damage, Drowning, Fall, Gas
 from rules.models import Disease, Illness, Wound
-from tests.conftest import World
+from tests.helpers import World, engine_pg, notify_listener, plague, reload, snapshot
 
 DAY = engine.DAY
-
-
-def reload(character: Character) -> Character:
-    return Character.objects.get(pk=character.pk)
-
-
-def engine_pg(character: Character) -> int:
-    """What the engine computes from the stored rows — must equal the stored pg."""
-    wounds = list(Wound.objects.filter(character=character).order_by("id"))
-    illnesses = list(Illness.objects.filter(character=character).select_related("disease").order_by("id"))
-    return mapping.health_of(character, wounds, illnesses, character.campaign.clock).pg
 
 
 def assert_stored_pg_matches_engine(*characters: Character) -> None:
@@ -34,37 +21,36 @@ def assert_stored_pg_matches_engine(*characters: Character) -> None:
         assert fresh.pg == engine_pg(fresh), fresh.name
 
 
-def snapshot(world: World):
-    return (
-        list(Character.objects.order_by("id").values_list("pg", "died_at", "recovery_progress", "protection")),
-        list(Wound.objects.order_by("id").values()),
-        list(Illness.objects.order_by("id").values()),
-        Event.objects.count(),
-        list(world.campaign_a.__class__.objects.order_by("id").values_list("clock", "version")),
-    )
-
-
-def plague() -> Disease:
-    return Disease.objects.get(name="Peste", builtin=True)
-
-
 def test_new_characters_are_unhurt(world: World):
     assert (world.char_a1.pg, world.char_a2.pg, world.npc_a.pg) == (80, 120, 50)
 
 
-def test_attack_by_number(world: World):
-    outcome = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=12), by=world.gm_a)
+# --- damage ----------------------------------------------------------------------------------------------------------
+
+
+def test_attack_by_number_stores_the_wound(world: World):
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=12), by=world.gm_a)
     aldara = reload(world.char_a1)
     assert aldara.pg == 68
     wound = Wound.objects.get(character=aldara)
     assert (wound.kind, wound.amount, wound.remaining, wound.inflicted_at) == ("attack", 12, 12, 0)
+    assert_stored_pg_matches_engine(aldara)
+
+
+def test_an_action_logs_one_event_with_the_state_before_and_after(world: World):
+    outcome = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=12), by=world.gm_a)
+    pk = world.char_a1.pk
     event = outcome.event
-    assert event.action == "damage" and event.characters == [aldara.pk] and event.actor == world.gm_a
-    assert event.details["damage"] == {str(aldara.pk): 12}
-    assert event.before[str(aldara.pk)]["wounds"] == [] and len(event.after[str(aldara.pk)]["wounds"]) == 1
+    assert (event.action, event.characters, event.actor) == ("damage", [pk], world.gm_a)
+    assert event.details["damage"] == {str(pk): 12}
+    assert event.before[str(pk)]["wounds"] == [] and len(event.after[str(pk)]["wounds"]) == 1
+    assert list(Event.objects.filter(campaign=world.campaign_a)) == [event]
+
+
+def test_an_action_bumps_the_campaign_version(world: World):
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=12), by=world.gm_a)
     world.campaign_a.refresh_from_db()
     assert world.campaign_a.version == 1
-    assert_stored_pg_matches_engine(aldara)
 
 
 def test_attack_by_dice_is_rolled_once_and_kept_in_the_log(world: World):
@@ -72,24 +58,27 @@ def test_attack_by_dice_is_rolled_once_and_kept_in_the_log(world: World):
         world.campaign_a, [world.char_a1, world.char_a2], Attack(expression="2d6+1"), by=world.gm_a
     )
     rolled = outcome.event.details["dice"]
-    assert 3 <= rolled["total"] <= 13 and rolled["expression"] == "2d6+1" and rolled["detail"]
+    assert 3 <= rolled["total"] <= 13 and rolled["expression"] == "2d6+1"
+    assert rolled["detail"].startswith("2d6 (") and rolled["detail"].endswith(f"= {rolled['total']}")
     assert reload(world.char_a1).pg == 80 - rolled["total"]
     assert reload(world.char_a2).pg == 120 - rolled["total"]
 
 
-def test_collision_uses_each_sheets_weight_or_the_override(world: World):
-    world.char_a1.weight_kg = 62
-    world.char_a1.save()
+def test_collision_uses_the_weight_on_the_sheet(world: World):
+    Character.objects.filter(pk=world.char_a1.pk).update(weight_kg=62)
     actions.apply_damage(world.campaign_a, [world.char_a1], Collision(speed_kmh=45), by=world.gm_a)
     assert reload(world.char_a1).pg == 80 - (4 + 6)
+
+
+def test_collision_uses_the_weight_the_gm_gives_over_the_sheet(world: World):
+    Character.objects.filter(pk=world.char_a1.pk).update(weight_kg=62)
     actions.apply_damage(world.campaign_a, [world.char_a1], Collision(speed_kmh=45, weight_kg=95), by=world.gm_a)
-    assert reload(world.char_a1).pg == 80 - 10 - (4 + 9)
+    assert reload(world.char_a1).pg == 80 - (4 + 9)
 
 
 @pytest.mark.parametrize("die, hurt", [(6, True), (7, False)])
 def test_fall_check_with_a_typed_die(world: World, die: int, hurt: bool):
-    world.char_a1.jump = 5
-    world.char_a1.save()
+    Character.objects.filter(pk=world.char_a1.pk).update(jump=5)
     # 1d20 + Saltar 5 against 12: a 7 makes 12 (success), a 6 makes 11 (failure: 3 m + 70 kg → 3 + 7 PG).
     fall = Fall(height_m=3, difficulty=12, dice={world.char_a1.pk: die})
     outcome = actions.apply_damage(world.campaign_a, [world.char_a1], fall, by=world.gm_a)
@@ -113,61 +102,113 @@ def test_drowning_and_gas_hit_the_whole_party(world: World):
 
 
 @pytest.mark.parametrize(
-    "damage, field",
+    "damage, field, message",
     [
-        (Attack(), "amount"),
-        (Attack(amount=-1), "amount"),
-        (Attack(amount=1001), "amount"),
-        (Attack(amount=7, expression="2d6"), "amount"),
-        (Attack(expression="1000000d1000000"), "expression"),
-        (Attack(expression="2d6; drop table"), "expression"),
-        (Collision(speed_kmh=2001), "speed_kmh"),
-        (Collision(speed_kmh=50, weight_kg=0), "weight_kg"),
-        (Fall(height_m=3, dice={"aldara": 21}), "die"),
-        (Fall(height_m=3, difficulty=0), "difficulty"),
-        (Fall(height_m=10_001), "height_m"),
-        (Gas(turns=10_000), "turns"),
-        (Drowning(turns=-1), "turns"),
+        (Attack(), "amount", "Indica el daño: un número o una tirada como 2d6+1."),
+        (Attack(amount=-1), "amount", "El daño debe estar entre 0 y 1000."),
+        (Attack(amount=1001), "amount", "El daño debe estar entre 0 y 1000."),
+        (Attack(amount=7, expression="2d6"), "amount", "Indica el daño: un número o una tirada como 2d6+1."),
+        (Attack(expression="1000000d1000000"), "expression", "Un dado puede tener como mucho 1000 caras."),
+        (Attack(expression="2d6; drop table"), "expression", "La tirada solo puede tener dados (2d6)"),
+        (Collision(speed_kmh=2001), "speed_kmh", "La velocidad debe estar entre 0 y 2000."),
+        (Collision(speed_kmh=50, weight_kg=0), "weight_kg", "El peso debe estar entre 1 y 500."),
+        (Fall(height_m=3, dice={"aldara": 21}), "die", "Aldara: El dado debe estar entre 1 y 20."),
+        (Fall(height_m=3, difficulty=0), "difficulty", "La dificultad debe estar entre 1 y 60."),
+        (Fall(height_m=10_001), "height_m", "La altura debe estar entre 0 y 10000."),
+        (Gas(turns=10_000), "turns", "El número de turnos debe estar entre 0 y 1000."),
+        (Drowning(turns=-1), "turns", "El número de turnos debe estar entre 0 y 1000."),
     ],
 )
-def test_bad_damage_input_changes_nothing(world: World, damage: Damage, field: str):
+def test_bad_damage_input_changes_nothing(world: World, damage: Damage, field: str, message: str):
     if isinstance(damage, Fall) and damage.dice:
         damage = Fall(height_m=damage.height_m, dice={world.char_a1.pk: 21})
-    before = snapshot(world)
+    before = snapshot()
     with pytest.raises(ActionError) as error:
         actions.apply_damage(world.campaign_a, [world.char_a1], damage, by=world.gm_a)
-    assert error.value.field == field and error.value.message
-    assert snapshot(world) == before
+    assert error.value.field == field
+    assert message in error.value.message
+    assert snapshot() == before
 
 
-def test_another_campaigns_character_is_refused(world: World):
-    before = snapshot(world)
-    with pytest.raises(ActionError):
+def test_damage_to_no_one_is_refused(world: World):
+    before = snapshot()
+    with pytest.raises(ActionError) as error:
+        actions.apply_damage(world.campaign_a, [], Attack(amount=5), by=world.gm_a)
+    assert (error.value.field, error.value.message) == ("characters", "Elige al menos un personaje.")
+    assert snapshot() == before
+
+
+def test_damage_to_another_campaigns_character_is_refused(world: World):
+    before = snapshot()
+    with pytest.raises(ActionError) as error:
         actions.apply_damage(world.campaign_a, [world.char_b], Attack(amount=5), by=world.gm_a)
-    with pytest.raises(ActionError):
+    assert (error.value.field, error.value.message) == ("characters", "Ese personaje no pertenece a esta campaña.")
+    assert snapshot() == before
+
+
+def test_rest_for_another_campaigns_character_is_refused(world: World):
+    before = snapshot()
+    with pytest.raises(ActionError) as error:
         actions.advance_clock(world.campaign_a, DAY, resting=[world.char_b], by=world.gm_a)
-    assert snapshot(world) == before
+    assert (error.value.field, error.value.message) == ("resting", "Ese personaje no pertenece a esta campaña.")
+    assert snapshot() == before
+
+
+def test_a_killing_wound_sets_pg_to_zero_and_the_time_of_death(world: World):
+    actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=60), by=world.gm_a)
+    tomas = reload(world.npc_a)
+    assert (tomas.pg, tomas.died_at, tomas.dead) == (0, 0, True)
 
 
 def test_a_wound_on_the_dead_is_recorded_but_pg_stays_at_zero(world: World):
     actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=60), by=world.gm_a)
-    tomas = reload(world.npc_a)
-    assert (tomas.pg, tomas.died_at) == (0, 0)
+    actions.advance_clock(world.campaign_a, DAY, by=world.gm_a)
     actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=0), by=world.gm_a)
-    assert Wound.objects.filter(character=tomas).count() == 2 and reload(tomas).pg == 0
+    tomas = reload(world.npc_a)
+    assert Wound.objects.filter(character=tomas).count() == 2
+    assert (tomas.pg, tomas.died_at) == (0, 0)
+
+
+def test_a_fall_of_the_dead_is_recorded_without_a_check(world: World):
+    actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=60), by=world.gm_a)
+    outcome = actions.apply_damage(world.campaign_a, [world.npc_a], Fall(height_m=3), by=world.gm_a)
+    assert outcome.event.details["rolls"] == []
+    assert Wound.objects.filter(character=world.npc_a, kind="fall").count() == 1 and reload(world.npc_a).pg == 0
+
+
+# --- time ------------------------------------------------------------------------------------------------------------
 
 
 def test_advance_recovers_while_resting_and_not_otherwise(world: World):
     actions.apply_damage(world.campaign_a, [world.char_a1, world.char_a2], Attack(amount=5), by=world.gm_a)
-    outcome = actions.advance_clock(world.campaign_a, 3 * DAY, resting=[world.char_a1], by=world.gm_a)
+    actions.advance_clock(world.campaign_a, 3 * DAY, resting=[world.char_a1], by=world.gm_a)
     assert (reload(world.char_a1).pg, reload(world.char_a2).pg) == (78, 115)
-    assert outcome.event.characters == [world.char_a1.pk]  # only those whose state changed
-    world.campaign_a.refresh_from_db()
-    assert world.campaign_a.clock == 3 * DAY
     assert_stored_pg_matches_engine(world.char_a1, world.char_a2)
 
 
-def test_advance_in_pieces_equals_advance_at_once(world: World, django_user_model):
+def test_advance_logs_only_the_characters_whose_state_changed(world: World):
+    actions.apply_damage(world.campaign_a, [world.char_a1, world.char_a2], Attack(amount=5), by=world.gm_a)
+    outcome = actions.advance_clock(world.campaign_a, 3 * DAY, resting=[world.char_a1], by=world.gm_a)
+    assert outcome.event.characters == [world.char_a1.pk]
+
+
+def test_advance_moves_the_campaign_clock(world: World):
+    actions.advance_clock(world.campaign_a, 3 * DAY, by=world.gm_a)
+    world.campaign_a.refresh_from_db()
+    assert world.campaign_a.clock == 3 * DAY
+
+
+@pytest.mark.parametrize("seconds", [0, -1, 1000 * engine.YEAR + 1])
+def test_advance_out_of_range_is_refused(world: World, seconds: int):
+    before = snapshot()
+    with pytest.raises(ActionError) as error:
+        actions.advance_clock(world.campaign_a, seconds, by=world.gm_a)
+    assert error.value.field == "seconds"
+    assert error.value.message == "La duración debe estar entre 1 segundo y 1000 años."
+    assert snapshot() == before
+
+
+def test_advance_in_pieces_equals_advance_at_once(world: World):
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=9), by=world.gm_a)
     actions.apply_damage(world.campaign_a, [world.char_a1], Gas(turns=4), by=world.gm_a)
     actions.expose(world.campaign_a, [world.char_a1], plague(), dice_by_character={world.char_a1.pk: 1}, by=world.gm_a)
@@ -181,7 +222,10 @@ def test_advance_in_pieces_equals_advance_at_once(world: World, django_user_mode
     assert in_pieces.pg == expected.pg
 
 
-def test_expose_protection_and_falling_ill(world: World):
+# --- illness ---------------------------------------------------------------------------------------------------------
+
+
+def test_resisting_a_disease_protects_from_its_category_for_the_day(world: World):
     flu = Disease.objects.get(name="Gripe")
     # 1d12 + CON 8 against 8: a 1 makes 9 → resists and is protected from common diseases today.
     outcome = actions.expose(
@@ -190,101 +234,302 @@ def test_expose_protection_and_falling_ill(world: World):
     assert outcome.event.details["rolls"][0]["success"] is True
     again = actions.expose(world.campaign_a, [world.char_a1], Disease.objects.get(name="Fiebre"), by=world.gm_a)
     assert again.event.details["rolls"][0]["protected"] is True
+    assert not Illness.objects.filter(character=world.char_a1).exists()
+
+
+def test_failing_the_resistance_check_starts_an_illness(world: World):
     # Serious against 12: CON 8 + 3 = 11 fails.
-    actions.expose(world.campaign_a, [world.char_a1], plague(), dice_by_character={world.char_a1.pk: 3}, by=world.gm_a)
+    outcome = actions.expose(
+        world.campaign_a, [world.char_a1], plague(), dice_by_character={world.char_a1.pk: 3}, by=world.gm_a
+    )
+    assert outcome.event.details["fell_ill"] == [world.char_a1.pk]
     illness = Illness.objects.get(character=world.char_a1)
     assert (illness.disease.name, illness.since, illness.penalty, illness.pg_per_week) == ("Peste", 0, -2, 1)
+
+
+def test_a_serious_illness_costs_pg_every_week(world: World):
+    actions.expose(world.campaign_a, [world.char_a1], plague(), dice_by_character={world.char_a1.pk: 3}, by=world.gm_a)
     actions.advance_clock(world.campaign_a, 7 * DAY, by=world.gm_a)
     assert reload(world.char_a1).pg == 79
 
 
-def test_expose_refuses_retired_and_other_campaigns_diseases(world: World):
+def test_expose_refuses_a_retired_disease(world: World):
     retired = Disease.objects.create(name="Vieja", category="common", penalty=-1, retired=True)
+    before = snapshot()
+    with pytest.raises(ActionError) as error:
+        actions.expose(world.campaign_a, [world.char_a1], retired, by=world.gm_a)
+    assert (error.value.field, error.value.message) == ("disease", "Esa enfermedad no está disponible en esta campaña.")
+    assert snapshot() == before
+
+
+def test_expose_refuses_another_campaigns_disease(world: World):
     foreign = Disease.objects.create(name="Ajena", category="common", penalty=-1, campaign=world.campaign_b)
-    before = snapshot(world)
-    for disease in (retired, foreign):
-        with pytest.raises(ActionError) as error:
-            actions.expose(world.campaign_a, [world.char_a1], disease, by=world.gm_a)
-        assert error.value.field == "disease"
+    before = snapshot()
+    with pytest.raises(ActionError) as error:
+        actions.expose(world.campaign_a, [world.char_a1], foreign, by=world.gm_a)
+    assert (error.value.field, error.value.message) == ("disease", "Esa enfermedad no está disponible en esta campaña.")
+    assert snapshot() == before
+
+
+def test_expose_refuses_a_typed_die_out_of_range(world: World):
+    before = snapshot()
     with pytest.raises(ActionError) as error:
         actions.expose(
             world.campaign_a, [world.char_a1], plague(), dice_by_character={world.char_a1.pk: 13}, by=world.gm_a
         )
-    assert error.value.field == "die"
-    assert snapshot(world) == before
+    assert (error.value.field, error.value.message) == ("die", "Aldara: El dado debe estar entre 1 y 12.")
+    assert snapshot() == before
 
 
-def test_serious_illness_needs_treatment_and_medicine(world: World):
-    world.npc_a.heal_wounds = 5
-    world.npc_a.save()
-    actions.expose(world.campaign_a, [world.char_a1], plague(), dice_by_character={world.char_a1.pk: 1}, by=world.gm_a)
-    illness = Illness.objects.get(character=world.char_a1)
-    with pytest.raises(ActionError):  # not by the patient
-        world.char_a1.heal_wounds = 3
-        world.char_a1.save()
-        actions.treat_illness(world.campaign_a, world.char_a1, illness, world.char_a1, by=world.gm_a)
-    with pytest.raises(ActionError):  # a healer needs the skill
-        actions.treat_illness(world.campaign_a, world.char_a1, illness, world.char_a2, by=world.gm_a)
-    outcome = actions.treat_illness(world.campaign_a, world.char_a1, illness, world.npc_a, by=world.gm_a)
+@pytest.fixture
+def healer(world: World) -> Character:
+    """Tomás, with Curar Heridas."""
+    Character.objects.filter(pk=world.npc_a.pk).update(heal_wounds=5)
+    return reload(world.npc_a)
+
+
+def fall_ill(world: World, character: Character, disease: Disease) -> Illness:
+    # A 1 on 1d12 + CON fails against 12 (serious) up to CON 10, against 8 (common) up to CON 6.
+    actions.expose(world.campaign_a, [character], disease, dice_by_character={character.pk: 1}, by=world.gm_a)
+    return Illness.objects.get(character=character, disease=disease)
+
+
+def test_a_serious_illness_needs_treatment_and_medicine(world: World, healer: Character):
+    illness = fall_ill(world, world.char_a1, plague())
+    outcome = actions.treat_illness(world.campaign_a, world.char_a1, illness, healer, by=world.gm_a)
     assert outcome.event.details["cured"] is False
     actions.advance_clock(world.campaign_a, DAY, by=world.gm_a)
     outcome = actions.medicate(world.campaign_a, world.char_a1, illness, by=world.gm_a)
     assert outcome.event.details["cured"] is True
     illness.refresh_from_db()
     assert illness.cured_at == DAY
-    with pytest.raises(ActionError):
-        actions.medicate(world.campaign_a, world.char_a1, illness, by=world.gm_a)
 
 
-def test_treat_wounds_halves_recovery(world: World):
-    world.npc_a.heal_wounds = 5
-    world.npc_a.save()
+def test_a_common_illness_is_cured_by_medicine_alone(world: World):
+    illness = fall_ill(world, world.npc_a, Disease.objects.get(name="Gripe"))
+    outcome = actions.medicate(world.campaign_a, world.npc_a, illness, by=world.gm_a)
+    assert outcome.event.details["cured"] is True
+    illness.refresh_from_db()
+    assert (illness.medicated, illness.cured_at) == (True, 0)
+
+
+def test_treat_wounds_halves_recovery(world: World, healer: Character):
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=4), by=world.gm_a)
-    actions.treat_wounds(world.campaign_a, world.char_a1, world.npc_a, by=world.gm_a)
+    actions.treat_wounds(world.campaign_a, world.char_a1, healer, by=world.gm_a)
     assert Wound.objects.get(character=world.char_a1).treated
     actions.advance_clock(world.campaign_a, DAY, by=world.gm_a)
     assert reload(world.char_a1).pg == 78
-    with pytest.raises(ActionError):  # nothing left untreated
-        actions.treat_wounds(world.campaign_a, world.char_a1, world.npc_a, by=world.gm_a)
 
 
-def test_exertion_check(world: World):
+def test_a_healer_may_treat_their_own_wounds(world: World, healer: Character):
+    actions.apply_damage(world.campaign_a, [healer], Attack(amount=4), by=world.gm_a)
+    outcome = actions.treat_wounds(world.campaign_a, healer, healer, by=world.gm_a)
+    assert outcome.event.details["healer"] == healer.pk
+    assert Wound.objects.get(character=healer).treated
+
+
+# --- refusals: each in Spanish, for the GM, and nothing written -----------------------------------------------------
+
+
+def refused(call) -> ActionError:
+    """Run an action that must be refused; check it wrote nothing and return its error."""
+    before = snapshot()
+    with pytest.raises(ActionError) as error:
+        call()
+    assert snapshot() == before
+    assert "cannot" not in error.value.message and "already" not in error.value.message  # no engine English
+    return error.value
+
+
+def kill(world: World, character: Character) -> None:
+    actions.apply_damage(world.campaign_a, [character], Attack(amount=character.max_pg), by=world.gm_a)
+    assert reload(character).dead
+
+
+def test_treating_wounds_when_none_are_untreated_is_refused(world: World, healer: Character):
+    error = refused(lambda: actions.treat_wounds(world.campaign_a, world.char_a1, healer, by=world.gm_a))
+    assert (error.field, error.message) == ("patient", "Aldara no tiene heridas sin tratar.")
+
+
+def test_treating_wounds_twice_is_refused(world: World, healer: Character):
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=4), by=world.gm_a)
+    actions.treat_wounds(world.campaign_a, world.char_a1, healer, by=world.gm_a)
+    error = refused(lambda: actions.treat_wounds(world.campaign_a, world.char_a1, healer, by=world.gm_a))
+    assert error.message == "Aldara no tiene heridas sin tratar."
+
+
+def test_a_patient_cannot_treat_their_own_illness(world: World):
+    Character.objects.filter(pk=world.char_a1.pk).update(heal_wounds=3)
+    illness = fall_ill(world, world.char_a1, plague())
+    error = refused(
+        lambda: actions.treat_illness(world.campaign_a, world.char_a1, illness, world.char_a1, by=world.gm_a)
+    )
+    assert (error.field, error.message) == ("healer", "Un personaje no puede tratar su propia enfermedad.")
+
+
+def test_treating_an_illness_twice_is_refused(world: World, healer: Character):
+    illness = fall_ill(world, world.char_a1, plague())
+    actions.treat_illness(world.campaign_a, world.char_a1, illness, healer, by=world.gm_a)
+    error = refused(lambda: actions.treat_illness(world.campaign_a, world.char_a1, illness, healer, by=world.gm_a))
+    assert (error.field, error.message) == ("illness", "Esa enfermedad ya ha sido tratada.")
+
+
+def test_medicating_an_illness_twice_is_refused(world: World):
+    illness = fall_ill(world, world.char_a1, plague())  # serious: medicine alone does not cure it
+    actions.medicate(world.campaign_a, world.char_a1, illness, by=world.gm_a)
+    error = refused(lambda: actions.medicate(world.campaign_a, world.char_a1, illness, by=world.gm_a))
+    assert (error.field, error.message) == ("illness", "Esa enfermedad ya tiene sus medicamentos.")
+
+
+@pytest.mark.parametrize("care", ["treat_illness", "medicate"])
+def test_caring_for_a_cured_illness_is_refused(world: World, healer: Character, care: str):
+    illness = fall_ill(world, world.char_a1, plague())
+    actions.treat_illness(world.campaign_a, world.char_a1, illness, healer, by=world.gm_a)
+    actions.medicate(world.campaign_a, world.char_a1, illness, by=world.gm_a)
+    if care == "treat_illness":
+        error = refused(lambda: actions.treat_illness(world.campaign_a, world.char_a1, illness, healer, by=world.gm_a))
+    else:
+        error = refused(lambda: actions.medicate(world.campaign_a, world.char_a1, illness, by=world.gm_a))
+    assert (error.field, error.message) == ("illness", "Esa enfermedad ya está curada.")
+
+
+def test_caring_for_an_illness_the_patient_does_not_have_is_refused(world: World):
+    illness = fall_ill(world, world.char_a1, plague())
+    error = refused(lambda: actions.medicate(world.campaign_a, world.char_a2, illness, by=world.gm_a))
+    assert (error.field, error.message) == ("illness", "Ese personaje no padece esa enfermedad.")
+
+
+def treat(world: World, action: str, healer: Character):
+    """A call of treat_wounds or treat_illness on Aldara, wounded and ill, by this healer."""
+    if action == "treat_wounds":
+        actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=4), by=world.gm_a)
+        return lambda: actions.treat_wounds(world.campaign_a, world.char_a1, healer, by=world.gm_a)
+    illness = fall_ill(world, world.char_a1, plague())
+    return lambda: actions.treat_illness(world.campaign_a, world.char_a1, illness, healer, by=world.gm_a)
+
+
+@pytest.mark.parametrize("action", ["treat_wounds", "treat_illness"])
+def test_a_dead_healer_is_refused(world: World, healer: Character, action: str):
+    kill(world, healer)
+    error = refused(treat(world, action, healer))
+    assert (error.field, error.message) == ("healer", "Tomás ha muerto y no puede curar.")
+
+
+@pytest.mark.parametrize("action", ["treat_wounds", "treat_illness"])
+def test_a_healer_from_another_campaign_is_refused(world: World, action: str):
+    Character.objects.filter(pk=world.char_b.pk).update(heal_wounds=9)
+    error = refused(treat(world, action, reload(world.char_b)))
+    assert (error.field, error.message) == ("healer", "El sanador no pertenece a esta campaña.")
+
+
+@pytest.mark.parametrize("action", ["treat_wounds", "treat_illness"])
+def test_a_healer_without_curar_heridas_is_refused(world: World, action: str):
+    error = refused(treat(world, action, world.char_a2))
+    assert (error.field, error.message) == ("healer", "Borin no tiene la habilidad Curar Heridas.")
+
+
+def test_exposing_a_group_with_a_dead_character_is_refused(world: World):
+    kill(world, world.npc_a)
+    party = [world.char_a1, world.char_a2, world.npc_a]
+    error = refused(lambda: actions.expose(world.campaign_a, party, plague(), by=world.gm_a))
+    assert (error.field, error.message) == ("characters", "Tomás ha muerto y no puede hacerlo.")
+
+
+def test_treating_a_dead_characters_wounds_is_refused(world: World, healer: Character):
+    kill(world, world.char_a1)
+    error = refused(lambda: actions.treat_wounds(world.campaign_a, world.char_a1, healer, by=world.gm_a))
+    assert error.message == "Aldara ha muerto y no puede hacerlo."
+
+
+@pytest.mark.parametrize("care", ["treat_illness", "medicate"])
+def test_caring_for_a_dead_characters_illness_is_refused(world: World, healer: Character, care: str):
+    illness = fall_ill(world, world.char_a1, plague())
+    kill(world, world.char_a1)
+    if care == "treat_illness":
+        error = refused(lambda: actions.treat_illness(world.campaign_a, world.char_a1, illness, healer, by=world.gm_a))
+    else:
+        error = refused(lambda: actions.medicate(world.campaign_a, world.char_a1, illness, by=world.gm_a))
+    assert error.message == "Aldara ha muerto y no puede hacerlo."
+
+
+def test_exertion_on_the_dead_is_refused(world: World):
+    kill(world, world.npc_a)
+    error = refused(lambda: actions.exertion(world.campaign_a, world.npc_a, die=5, by=world.gm_a))
+    assert (error.field, error.message) == ("character", "Tomás ha muerto.")
+
+
+# --- exertion --------------------------------------------------------------------------------------------------------
+
+
+def test_a_failed_exertion_check_costs_one_pg(world: World):
     actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=47), by=world.gm_a)  # PG 3
     # 1d12 + CON 5 − 4 (PG 3-4 penalty on other rolls) against 12: a 10 makes 11, a failure.
     outcome = actions.exertion(world.campaign_a, world.npc_a, die=10, by=world.gm_a)
     [roll] = outcome.event.details["rolls"]
     assert (roll["total"], roll["success"], roll["penalties"]) == (11, False, [["pg", -4]])
     assert reload(world.npc_a).pg == 2 and outcome.event.details["required"] is True
-    with pytest.raises(ActionError):
-        actions.exertion(world.campaign_a, world.npc_a, die=0, by=world.gm_a)
+
+
+def test_a_successful_exertion_check_costs_nothing(world: World):
+    actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=47), by=world.gm_a)  # PG 3
+    outcome = actions.exertion(world.campaign_a, world.npc_a, die=11, by=world.gm_a)  # 11 + 5 − 4 = 12
+    assert outcome.event.details["rolls"][0]["success"] is True
+    assert reload(world.npc_a).pg == 3
+
+
+@pytest.mark.parametrize("die", [0, 13])
+def test_exertion_refuses_a_die_out_of_range(world: World, die: int):
+    error = refused(lambda: actions.exertion(world.campaign_a, world.npc_a, die=die, by=world.gm_a))
+    assert (error.field, error.message) == ("die", "Tomás: El dado debe estar entre 1 y 12.")
+
+
+# --- undo ------------------------------------------------------------------------------------------------------------
 
 
 def test_undo_after_a_killing_wound_brings_back_exactly_the_pg(world: World):
     actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=20), by=world.gm_a)
     actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=100), by=world.gm_a)
+    actions.undo(world.campaign_a, by=world.gm_a)
     tomas = reload(world.npc_a)
-    assert (tomas.pg, tomas.died_at) == (0, 0)
-    outcome = actions.undo(world.campaign_a, by=world.gm_a)
-    tomas = reload(tomas)
     assert (tomas.pg, tomas.died_at) == (30, None)
     assert Wound.objects.filter(character=tomas).count() == 1
+
+
+def test_undo_keeps_the_event_marked_undone_and_logs_itself(world: World):
+    actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=20), by=world.gm_a)
+    outcome = actions.undo(world.campaign_a, by=world.gm_a)
     undone = Event.objects.get(pk=outcome.event.details["event"])
     assert undone.undone and undone.undone_by == world.gm_a and undone.action == "damage"
-    assert Event.objects.filter(campaign=world.campaign_a).count() == 3  # nothing deleted; the undo is logged
+    assert outcome.event.action == "undo"
+    assert Event.objects.filter(campaign=world.campaign_a).count() == 2  # nothing deleted; the undo is logged
 
 
 def test_undo_an_advance_restores_the_clock_and_the_wounds(world: World):
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a)
-    after_damage = snapshot(world)[:3]
+    after_damage = snapshot()[:3]
     actions.advance_clock(world.campaign_a, 2 * DAY, by=world.gm_a)
     actions.undo(world.campaign_a, by=world.gm_a)
     world.campaign_a.refresh_from_db()
     assert world.campaign_a.clock == 0
-    assert snapshot(world)[:3] == after_damage
+    assert snapshot()[:3] == after_damage
+
+
+def test_undo_goes_back_one_event_at_a_time(world: World):
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a)
+    actions.advance_clock(world.campaign_a, 2 * DAY, by=world.gm_a)
+    actions.undo(world.campaign_a, by=world.gm_a)
     actions.undo(world.campaign_a, by=world.gm_a)
     assert reload(world.char_a1).pg == 80
-    with pytest.raises(ActionError):
-        actions.undo(world.campaign_a, by=world.gm_a)
+
+
+def test_undo_with_nothing_left_is_refused(world: World):
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a)
+    actions.undo(world.campaign_a, by=world.gm_a)
+    error = refused(lambda: actions.undo(world.campaign_a, by=world.gm_a))
+    assert error.message == "No hay nada que deshacer."
+
+
+# --- the sheet -------------------------------------------------------------------------------------------------------
 
 
 def test_editing_con_recomputes_pg(world: World):
@@ -295,13 +540,12 @@ def test_editing_con_recomputes_pg(world: World):
     assert reload(aldara).pg == 95
 
 
+# --- NOTIFY ----------------------------------------------------------------------------------------------------------
+
+
 @pytest.mark.django_db(transaction=True)
 def test_notify_carries_only_ids_and_arrives_on_commit(world: World):
-    dsn = connection.get_connection_params()
-    with psycopg.connect(
-        **{k: v for k, v in dsn.items() if k in ("host", "port", "user", "password", "dbname")}, autocommit=True
-    ) as listener:
-        listener.execute(f"LISTEN {notify.CHANNEL}")
+    with notify_listener() as listener:
         actions.apply_damage(world.campaign_a, [world.char_a1, world.char_a2], Attack(amount=1), by=world.gm_a)
         notices = list(listener.notifies(timeout=5, stop_after=1))
     assert len(notices) == 1

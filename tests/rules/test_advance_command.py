@@ -7,7 +7,7 @@ from campaigns.models import Event
 from characters.models import Character
 from rules import actions, engine
 from rules.damage import Attack
-from tests.conftest import World
+from tests.helpers import World
 
 
 def test_advance_clock_by_name_with_rest(world: World):

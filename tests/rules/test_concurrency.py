@@ -9,7 +9,7 @@ from campaigns.models import Campaign, Event
 from characters.models import Character
 from rules import actions, engine
 from rules.damage import Attack, Gas
-from tests.conftest import make_user
+from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -2,7 +2,7 @@ import pytest
 from django.urls import reverse
 
 from rules.models import Disease
-from tests.conftest import World, client_for
+from tests.helpers import World, client_for
 
 SERIOUS = {"name": "Fiebre del pantano", "category": "serious", "penalty": "-3", "pg_per_week": "2"}
 COMMON = {"name": "Tos seca", "category": "common", "penalty": "-1", "pg_per_week": ""}
@@ -25,7 +25,7 @@ def foreign(world: World) -> Disease:
     return Disease.objects.create(name="Ajena", category="common", penalty=-2, campaign=world.campaign_b)
 
 
-def snapshot() -> list[tuple]:
+def diseases_state() -> list[tuple]:
     return list(
         Disease.objects.order_by("pk").values_list("name", "category", "penalty", "pg_per_week", "campaign", "retired")
     )
@@ -59,7 +59,11 @@ def test_gm_creates_a_disease(world: World, data: dict, pg_per_week):
         disease.retired,
     ) == (world.campaign_a, data["category"], int(data["penalty"]), pg_per_week, False, False)
     assert "creada" in client.get(response.url).content.decode()
-    # The new disease can now be caught in this campaign only.
+
+
+def test_a_new_disease_can_be_caught_in_its_campaign_only(world: World):
+    client_for(world.gm_a).post(url("disease_create", world), SERIOUS)
+    disease = Disease.objects.get(name=SERIOUS["name"])
     assert Disease.objects.available_in(world.campaign_a).filter(pk=disease.pk).exists()
     assert not Disease.objects.available_in(world.campaign_b).filter(pk=disease.pk).exists()
 
@@ -80,17 +84,25 @@ def test_gm_edits_a_disease(world: World, custom: Disease):
     assert client.post(url("disease_edit", world, custom), {**SERIOUS, "name": custom.name}).status_code == 302
 
 
-def test_gm_retires_and_brings_back(world: World, custom: Disease):
+def test_gm_retires_a_disease(world: World, custom: Disease):
     client = client_for(world.gm_a)
-    assert client.get(url("disease_retire", world, custom)).status_code == 405
     response = client.post(url("disease_retire", world, custom))
     assert response.status_code == 302 and response.url == url("diseases", world)
     custom.refresh_from_db()
     assert custom.retired and not Disease.objects.available_in(world.campaign_a).filter(pk=custom.pk).exists()
     assert "Recuperar" in client.get(url("diseases", world)).content.decode()
-    client.post(url("disease_retire", world, custom))
+
+
+def test_gm_brings_back_a_retired_disease(world: World, custom: Disease):
+    Disease.objects.filter(pk=custom.pk).update(retired=True)
+    assert client_for(world.gm_a).post(url("disease_retire", world, custom)).status_code == 302
     custom.refresh_from_db()
-    assert not custom.retired
+    assert not custom.retired and Disease.objects.available_in(world.campaign_a).filter(pk=custom.pk).exists()
+
+
+def test_retiring_needs_a_post(world: World, custom: Disease):
+    assert client_for(world.gm_a).get(url("disease_retire", world, custom)).status_code == 405
+    assert not Disease.objects.get(pk=custom.pk).retired
 
 
 def test_bringing_back_refuses_a_name_now_in_use(world: World, custom: Disease):
@@ -106,42 +118,42 @@ def test_bringing_back_refuses_a_name_now_in_use(world: World, custom: Disease):
 
 BAD = [
     ({**SERIOUS, "pg_per_week": ""}, "pg_per_week", "al menos 1 PG"),
-    ({**SERIOUS, "pg_per_week": "0"}, "pg_per_week", "1"),
+    ({**SERIOUS, "pg_per_week": "0"}, "pg_per_week", "mayor o igual a 1."),
     ({**COMMON, "pg_per_week": "2"}, "pg_per_week", "deja este campo vacío"),
     ({**COMMON, "penalty": "1"}, "penalty", "0 o negativa"),
     ({**COMMON, "penalty": "mucho"}, "penalty", "número entero"),
     ({**COMMON, "penalty": "99999999999"}, "penalty", "0 o negativa"),
-    ({**COMMON, "penalty": "-99999999999"}, "penalty", "-20"),
-    ({**SERIOUS, "pg_per_week": "99999999999"}, "pg_per_week", "100"),
+    ({**COMMON, "penalty": "-99999999999"}, "penalty", "mayor o igual a -20."),
+    ({**SERIOUS, "pg_per_week": "99999999999"}, "pg_per_week", "menor o igual a 100."),
     ({**SERIOUS, "pg_per_week": "dos"}, "pg_per_week", "número entero"),
-    ({**COMMON, "name": "x" * 10_000}, "name", "80"),
+    ({**COMMON, "name": "x" * 10_000}, "name", "menos de 80 caracteres"),
     ({**COMMON, "name": ""}, "name", "obligatorio"),
-    ({**COMMON, "category": "mortal"}, "category", "mortal"),
+    ({**COMMON, "category": "mortal"}, "category", "mortal no es una de las opciones disponibles"),
     ({**COMMON, "name": "gripe"}, "name", "Ya hay una enfermedad activa con este nombre"),  # a built-in's name
 ]
 
 
 @pytest.mark.parametrize("data, field, message", BAD)
 def test_bad_input_on_create_is_400_and_changes_nothing(world: World, data: dict, field: str, message: str):
-    before = snapshot()
+    before = diseases_state()
     response = client_for(world.gm_a).post(url("disease_create", world), data)
     assert response.status_code == 400
     assert field in response.context["form"].errors
     assert message in " ".join(response.context["form"].errors[field])
     assert message in response.content.decode().replace("&#x27;", "'")
-    assert snapshot() == before
+    assert diseases_state() == before
 
 
 @pytest.mark.parametrize("data, field, message", BAD)
 def test_bad_input_on_edit_is_400_and_changes_nothing(
     world: World, custom: Disease, data: dict, field: str, message: str
 ):
-    before = snapshot()
+    before = diseases_state()
     response = client_for(world.gm_a).post(url("disease_edit", world, custom), data)
     assert response.status_code == 400
     assert message in " ".join(response.context["form"].errors[field])
     assert "Mal de altura" in response.content.decode()  # the heading names the saved disease, not the bad input
-    assert snapshot() == before
+    assert diseases_state() == before
 
 
 def test_same_name_as_a_retired_or_another_campaigns_disease_is_allowed(
@@ -159,20 +171,20 @@ def test_same_name_as_a_retired_or_another_campaigns_disease_is_allowed(
 def test_another_campaigns_disease_or_a_builtin_is_404(world: World, foreign: Disease, name: str):
     builtin = Disease.objects.get(name="Peste", builtin=True)
     global_ = Disease.objects.create(name="Global", category="common", penalty=-1)
-    before = snapshot()
+    before = diseases_state()
     client = client_for(world.gm_a)
     for disease in (foreign, builtin, global_):
-        assert client.get(url(name, world, disease)).status_code in (404, 405)
+        assert client.get(url(name, world, disease)).status_code == (405 if name == "disease_retire" else 404)
         assert client.post(url(name, world, disease), COMMON).status_code == 404
     # Nor under its own campaign's URL: gm_a is not campaign B's GM.
     assert client.post(url(name, world, foreign, campaign=world.campaign_b), COMMON).status_code == 404
-    assert snapshot() == before
+    assert diseases_state() == before
 
 
 @pytest.mark.parametrize("persona", ["player_a", "player_a2", "gm_b", "outsider"])
 def test_others_get_404_everywhere_and_change_nothing(world: World, custom: Disease, persona: str):
     client = client_for(getattr(world, persona))
-    before = snapshot()
+    before = diseases_state()
     responses = [
         client.get(url("diseases", world)),
         client.get(url("disease_create", world)),
@@ -182,7 +194,7 @@ def test_others_get_404_everywhere_and_change_nothing(world: World, custom: Dise
         client.post(url("disease_retire", world, custom)),
     ]
     assert [r.status_code for r in responses] == [404] * 6
-    assert snapshot() == before
+    assert diseases_state() == before
 
 
 def test_anonymous_is_sent_to_login(world: World, custom: Disease):

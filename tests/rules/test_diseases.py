@@ -6,7 +6,7 @@ from django.test import Client
 
 from rules import actions
 from rules.models import Disease
-from tests.conftest import World
+from tests.helpers import World
 
 BUILTIN = {
     "Resfrío común": ("common", -1, None),

@@ -18,6 +18,7 @@ from rules.engine import (
     Health,
     Illness,
     Penalties,
+    Refused,
     Wound,
     advance,
     apply_wound,
@@ -266,16 +267,24 @@ def test_death_when_pg_reaches_zero_exactly():
     assert dead.progress == ()  # the dead recover nothing, so no progress is kept
 
 
-def test_dead_character_refuses_checks_and_care():
-    dead = wounded(1, Wound("attack", 10))
-    with pytest.raises(ValueError):
-        exertion_check(dead, 12)
-    with pytest.raises(ValueError):
-        fall(dead, 3, 70, 10, 5)
-    with pytest.raises(ValueError):
-        expose(dead, disease("Gripe"), 1)
-    with pytest.raises(ValueError):
-        treat_wounds(dead)
+@pytest.mark.parametrize(
+    "act",
+    [
+        lambda dead: exertion_check(dead, 12),
+        lambda dead: fall(dead, 3, 70, 10, 5),
+        lambda dead: expose(dead, disease("Gripe"), 1),
+        lambda dead: treat_wounds(dead),
+        lambda dead: treat_illness(dead, "peste"),
+        lambda dead: medicate(dead, "peste"),
+    ],
+    ids=["exertion", "fall", "expose", "treat_wounds", "treat_illness", "medicate"],
+)
+def test_dead_character_refuses_checks_and_care(act):
+    dead = apply_wound(fall_ill(Health(1), "Peste"), Wound("attack", 10))
+    assert dead.dead
+    with pytest.raises(Refused) as refused:
+        act(dead)
+    assert refused.value.reason == "dead"
 
 
 # --- falls --------------------------------------------------------------------------------------------------------
@@ -395,18 +404,32 @@ def test_serious_illness_needs_both_in_either_order(name, first, second):
     assert advance(done, 10 * WEEK, resting=False).damage == 0
 
 
-def test_care_refuses_unknown_or_repeated():
+def test_care_for_an_unknown_illness_is_an_error_not_a_refusal():
     ill = fall_ill(Health(10), "Peste")
-    with pytest.raises(ValueError):
-        treat_illness(ill, "gripe")
-    with pytest.raises(ValueError):
-        medicate(ill, 3)
+    for call in (lambda: treat_illness(ill, "gripe"), lambda: medicate(ill, 3), lambda: medicate(ill, True)):
+        with pytest.raises(ValueError) as error:
+            call()
+        assert not isinstance(error.value, Refused)
+
+
+def test_care_refuses_what_was_already_given():
+    ill = fall_ill(Health(10), "Peste")
     treated = treat_illness(ill, "peste")
-    with pytest.raises(ValueError):
+    with pytest.raises(Refused) as refused:
         treat_illness(treated, "peste")
-    cured = medicate(treated, "peste")
-    with pytest.raises(ValueError):
-        medicate(cured, "peste")
+    assert refused.value.reason == "treated"
+    medicated = medicate(ill, "peste")
+    with pytest.raises(Refused) as refused:
+        medicate(medicated, "peste")
+    assert refused.value.reason == "medicated"
+
+
+@pytest.mark.parametrize("care", [treat_illness, medicate])
+def test_care_refuses_a_cured_illness(care):
+    cured = medicate(treat_illness(fall_ill(Health(10), "Peste"), "peste"), "peste")
+    with pytest.raises(Refused) as refused:
+        care(cured, "peste")
+    assert refused.value.reason == "cured"
 
 
 @pytest.mark.parametrize(("name", "per_week"), [("Peste", 1), ("Tuberculosis", 2)])

@@ -3,6 +3,7 @@
 import copy
 import dataclasses
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,7 @@ from rules.engine import (
     WEEK,
     Health,
     Illness,
+    Refused,
     Wound,
     advance,
     apply_wound,
@@ -57,30 +59,61 @@ operations = st.one_of(
 )
 
 
-def run(health: Health, operation: tuple) -> Health:
-    name, *args = operation
-    try:
-        match name:
-            case "wound":
-                return apply_wound(health, Wound(args[0], args[1]))
-            case "expose":
-                return expose(health, args[0], args[1])[0]
-            case "treat_wounds":
-                return treat_wounds(health)
-            case "treat_illness":
-                return treat_illness(health, args[0])
-            case "medicate":
-                return medicate(health, args[0])
-            case "advance":
-                return advance(health, args[0], resting=args[1])
-            case "exertion":
-                return exertion_check(health, args[0])[0]
-            case "fall":
-                return fall(health, args[0], args[1], args[2], args[3])[0]
-    except ValueError:
-        # Refusals (a dead character, no such illness, already treated) leave the state as it was.
-        return health
+CARE = ("treat_illness", "medicate")
+NEEDS_LIFE = ("expose", "treat_wounds", "treat_illness", "medicate", "exertion", "fall")
+
+
+def perform(health: Health, name: str, args: list) -> Health:
+    match name:
+        case "wound":
+            return apply_wound(health, Wound(args[0], args[1]))
+        case "expose":
+            return expose(health, args[0], args[1])[0]
+        case "treat_wounds":
+            return treat_wounds(health)
+        case "treat_illness":
+            return treat_illness(health, args[0])
+        case "medicate":
+            return medicate(health, args[0])
+        case "advance":
+            return advance(health, args[0], resting=args[1])
+        case "exertion":
+            return exertion_check(health, args[0])[0]
+        case "fall":
+            return fall(health, args[0], args[1], args[2], args[3])[0]
     raise AssertionError(name)
+
+
+def expected_refusal(health: Health, name: str, args: list) -> str | None:
+    """The reason the rules must refuse this operation in this state (engine.REFUSALS), or None if they must not."""
+    if health.dead and name in NEEDS_LIFE:
+        return "dead"
+    if name in CARE:
+        illness = health.illnesses[args[0]]
+        if illness.cured:
+            return "cured"
+        if name == "treat_illness" and illness.treated:
+            return "treated"
+        if name == "medicate" and illness.medicated:
+            return "medicated"
+    return None
+
+
+def run(health: Health, operation: tuple) -> Health:
+    """Apply one operation. What the rules refuse (a dead character, care already given) must be refused with that
+    reason and leave the state as it was; any other error is a bug and fails the test."""
+    name, *args = operation
+    if name in CARE:
+        if not health.illnesses:
+            return health  # nothing to care for: not a call the game would make
+        args = [args[0] % len(health.illnesses)]  # one of the character's illnesses, never an index out of range
+    reason = expected_refusal(health, name, args)
+    if reason is None:
+        return perform(health, name, args)
+    with pytest.raises(Refused) as refused:
+        perform(health, name, args)
+    assert refused.value.reason == reason, (operation, str(refused.value))
+    return health
 
 
 @st.composite
@@ -194,3 +227,11 @@ def test_a_pool_recovers_the_same_however_the_time_is_split(health, data):
     a = data.draw(st.integers(0, 4 * interval))
     b = data.draw(st.integers(0, 4 * interval))
     assert advance(advance(health, a), b) == advance(health, a + b)
+
+
+@common
+@given(healths(), operations)
+def test_the_engine_refuses_exactly_what_the_rules_forbid(health, operation):
+    # A refusal without a reason in the rules, a missing refusal, or any other error fails here.
+    after = run(health, operation)
+    assert 0 <= after.pg <= after.max_pg

@@ -7,7 +7,7 @@ from characters.models import Character
 from rules import actions, engine, mapping
 from rules.damage import Gas
 from rules.models import Disease, Illness, Wound
-from tests.conftest import make_user
+from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
 
