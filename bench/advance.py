@@ -26,6 +26,7 @@ from django.db import connection, transaction  # noqa: E402
 from campaigns.models import Campaign  # noqa: E402
 from characters.models import Character  # noqa: E402
 from rules import actions, engine  # noqa: E402
+from rules.actions.core import load  # noqa: E402
 from rules.models import Disease, Illness, Wound  # noqa: E402
 
 YEAR = 365 * engine.DAY
@@ -66,7 +67,7 @@ def main(sizes: list[int]) -> None:
     for size in sizes:
         campaign = crowd(size)
         with transaction.atomic():
-            healths = [x.health for x in actions._load(campaign, None)]
+            healths = [x.health for x in load(campaign, None)]
 
         def through_action(campaign: Campaign = campaign) -> None:
             with transaction.atomic():

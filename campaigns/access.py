@@ -15,7 +15,7 @@ from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Membership
 from characters.models import Character
 
 type Visitor = User | AnonymousUser
@@ -49,26 +49,49 @@ def is_gm(user: Visitor, campaign: Campaign) -> bool:
 
 @dataclass(frozen=True)
 class Audience:
-    """Everyone who sees the same things of one campaign: its GM (player_id None) or one player."""
+    """Everyone who sees the same things of one campaign: its GM, or one player (all their tabs and phones)."""
 
     campaign_id: int
-    player_id: int | None = None
+    user_id: int
+    is_gm: bool
 
     @property
-    def is_gm(self) -> bool:
-        return self.player_id is None
+    def player_id(self) -> int | None:
+        return None if self.is_gm else self.user_id
+
+
+def table_of(campaign: Campaign) -> Audience:
+    """What the campaign's GM sees, whoever that is now."""
+    return Audience(campaign.pk, campaign.gm_id, is_gm=True)
 
 
 def audience_of(user: Visitor, campaign: Campaign) -> Audience:
-    return Audience(campaign.pk, None if is_gm(user, campaign) else user.pk)
+    if not user.is_authenticated:
+        raise PermissionDenied
+    return Audience(campaign.pk, user.pk, is_gm=is_gm(user, campaign))
 
 
 def characters_seen_by(audience: Audience) -> QuerySet[Character]:
     """The characters an audience sees: every one of the campaign for its GM, only their own for a player."""
     characters = Character.objects.filter(campaign_id=audience.campaign_id)
-    if audience.player_id is not None:
-        characters = characters.filter(player_id=audience.player_id)
+    if not audience.is_gm:
+        characters = characters.filter(player_id=audience.user_id)
     return characters
+
+
+def still_sees(audience: Audience) -> bool:
+    """Whether an audience may still watch its campaign: the GM while they are its GM, a player while they are a
+    member and play a character in it. Live streams ask again at every change (the admin may have changed the GM, the
+    GM may have given a character to someone else)."""
+    gm_id = Campaign.objects.filter(pk=audience.campaign_id).values_list("gm_id", flat=True).first()
+    if gm_id is None:
+        return False
+    if audience.is_gm:
+        return gm_id == audience.user_id
+    return (
+        Membership.objects.filter(campaign_id=audience.campaign_id, user_id=audience.user_id).exists()
+        and characters_seen_by(audience).exists()
+    )
 
 
 def character_for_user(user: Visitor, campaign_id: int, character_id: int) -> Character:

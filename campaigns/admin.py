@@ -1,8 +1,14 @@
+from __future__ import annotations
+
+from typing import Any
+
 from django.contrib import admin
+from django.forms import ModelForm
+from django.http import HttpRequest
 
+from campaigns.models import Campaign, Event, Invitation, Membership
+from rules import actions
 from rules.admin import ReadOnlyAdmin
-
-from .models import Campaign, Event, Invitation, Membership
 
 
 class MembershipInline(admin.TabularInline):
@@ -12,10 +18,19 @@ class MembershipInline(admin.TabularInline):
 
 @admin.register(Campaign)
 class CampaignAdmin(admin.ModelAdmin):
+    """A changed name or GM goes through rules.actions.edit_campaign: logged, undoable, and the old GM's open
+    screens stop receiving the campaign."""
+
     list_display = ["name", "gm", "clock", "version", "created"]
     search_fields = ["name", "gm__username"]
     readonly_fields = ["clock", "version", "created"]
     inlines = [MembershipInline]
+
+    def save_model(self, request: HttpRequest, obj: Campaign, form: ModelForm[Any], change: bool) -> None:
+        if not change:
+            super().save_model(request, obj, form, change)  # a new campaign: nothing to log yet
+            return
+        actions.edit_campaign(obj.pk, name=obj.name, gm=obj.gm, by=request.user)
 
 
 @admin.register(Membership)
@@ -25,10 +40,11 @@ class MembershipAdmin(admin.ModelAdmin):
 
 
 @admin.register(Invitation)
-class InvitationAdmin(admin.ModelAdmin):
-    list_display = ["character", "campaign", "created", "claimed_by", "claimed_at"]
+class InvitationAdmin(ReadOnlyAdmin):
+    """Links are made, revoked and claimed at the table (rules.actions), where each is logged."""
+
+    list_display = ["character", "campaign", "created", "claimed_by", "claimed_at", "revoked_at"]
     search_fields = ["character__name", "campaign__name"]
-    readonly_fields = ["token", "created"]
 
 
 @admin.register(Event)

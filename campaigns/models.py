@@ -63,6 +63,7 @@ class Invitation(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     claimed_at = models.DateTimeField(_("reclamada"), null=True, blank=True)
+    revoked_at = models.DateTimeField(_("anulada"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("invitación")
@@ -74,6 +75,11 @@ class Invitation(models.Model):
     @property
     def claimed(self) -> bool:
         return self.claimed_by_id is not None
+
+    @property
+    def pending(self) -> bool:
+        """Still usable: neither claimed nor revoked. Only a pending link can hand over its character."""
+        return self.claimed_by_id is None and self.revoked_at is None
 
 
 class EventKind(models.TextChoices):
@@ -87,6 +93,17 @@ class EventKind(models.TextChoices):
     MEDICATE = "medicate", _("medicamentos")
     EXERTION = "exertion", _("tirada de esfuerzo")
     UNDO = "undo", _("deshacer")
+    CHARACTER_ADDED = "character_added", _("personaje nuevo")
+    CHARACTER_EDITED = "character_edited", _("hoja editada")
+    CHARACTER_REMOVED = "character_removed", _("personaje retirado")
+    INVITATION_CREATED = "invitation_created", _("invitación creada")
+    INVITATION_REVOKED = "invitation_revoked", _("invitación anulada")
+    INVITATION_CLAIMED = "invitation_claimed", _("invitación aceptada")
+    DISEASE_ADDED = "disease_added", _("enfermedad nueva")
+    DISEASE_EDITED = "disease_edited", _("enfermedad editada")
+    DISEASE_RETIRED = "disease_retired", _("enfermedad retirada")
+    DISEASE_RESTORED = "disease_restored", _("enfermedad recuperada")
+    CAMPAIGN_EDITED = "campaign_edited", _("campaña editada")
 
 
 class Event(models.Model):

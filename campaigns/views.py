@@ -1,19 +1,22 @@
 """Campaigns and the people in them: the home page, creating a campaign, signing up, claiming an invitation."""
 
+import re
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from campaigns import access
 from campaigns.forms import CampaignForm, SignupForm
-from campaigns.models import Campaign, Invitation, Membership
+from campaigns.models import Campaign, Invitation
+from rules import actions
 
 
 @require_safe
@@ -40,12 +43,35 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
     return render(request, "campaign_form.html", {"form": form}, status=400 if form.errors else 200)
 
 
+def invitation_in(next_url: str) -> Invitation | None:
+    """The pending invitation a visitor is on their way to (`next=/invite/<token>/`), so that the login and sign-up
+    pages can say who invited them and to play whom."""
+    match = re.fullmatch(r"/invite/([A-Za-z0-9_-]{1,64})/", next_url)
+    if match is None:
+        return None
+    return (
+        Invitation.objects.filter(token=match[1], claimed_by=None, revoked_at=None, character__removed=False)
+        .select_related("campaign", "character")
+        .first()
+    )
+
+
+class LoginView(auth_views.LoginView):
+    redirect_authenticated_user = True
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["invite"] = invitation_in(str(context.get("next") or ""))
+        return context
+
+
 @login_not_required
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     if not settings.SIGNUP_OPEN:
         raise Http404
     form = SignupForm(request.POST or None)
+    next_url = request.GET.get("next", request.POST.get("next", ""))
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
@@ -54,31 +80,43 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "registration/signup.html",
-        {"form": form, "next": request.GET.get("next", request.POST.get("next", ""))},
+        {"form": form, "next": next_url, "invite": invitation_in(next_url)},
         status=400 if form.errors else 200,
     )
 
 
 @require_http_methods(["GET", "POST"])
 def invitation(request: HttpRequest, token: str) -> HttpResponse:
-    invite = get_object_or_404(Invitation.objects.select_related("campaign", "character"), token=token)
+    """A player opens the link the GM sent: a claimed (by someone else) or revoked link is 404, as is a made-up one."""
+    invite = get_object_or_404(
+        Invitation.objects.select_related("campaign", "character").filter(revoked_at=None, character__removed=False),
+        token=token,
+    )
     if invite.claimed and invite.claimed_by_id != request.user.pk:
         raise Http404
     campaign = invite.campaign
     is_gm = access.is_gm(request.user, campaign)
     if request.method == "POST":
-        if is_gm:
-            messages.error(request, _("Eres el narrador de esta campaña: no puedes reclamar un personaje."))
+        try:
+            actions.claim_invitation(token, access.signed_in(request))
+        except actions.InvitationGone as gone:
+            raise Http404 from gone
+        except actions.ActionError as error:
+            messages.error(request, error.message)
             return redirect("campaign", campaign.pk)
-        user = access.signed_in(request)
-        with transaction.atomic():
-            invite = get_object_or_404(Invitation.objects.select_for_update(), pk=invite.pk, claimed_by=None)
-            invite.claimed_by = user
-            invite.claimed_at = timezone.now()
-            invite.save(update_fields=["claimed_by", "claimed_at"])
-            Membership.objects.get_or_create(campaign=campaign, user=user)
-            invite.character.player = user
-            invite.character.save(update_fields=["player"])
         messages.success(request, _("Ahora juegas con %(name)s.") % {"name": invite.character.name})
         return redirect("character", campaign.pk, invite.character.pk)
     return render(request, "invitation.html", {"invite": invite, "is_gm": is_gm})
+
+
+@require_POST
+def invitation_revoke(request: HttpRequest, campaign_id: int, invitation_id: int) -> HttpResponse:
+    """The GM cancels a pending link: it hands over nothing from now on."""
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    try:
+        actions.revoke_invitation(campaign, invitation_id, by=request.user)
+    except actions.ActionError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, _("Enlace anulado: ya no sirve para reclamar el personaje."))
+    return redirect("campaign", campaign.pk)

@@ -6,9 +6,12 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign
 from characters.models import Character
+from rules.actions import Sheet
 
 
 class CharacterForm(forms.ModelForm):
+    """A character's sheet. It only checks what a person can get wrong; rules.actions writes it (add or edit)."""
+
     class Meta:
         model = Character
         fields = ["name", "player", "constitution", "jump", "heal_wounds", "weight_kg", "notes"]
@@ -23,3 +26,16 @@ class CharacterForm(forms.ModelForm):
         for name in ("constitution", "jump", "heal_wounds", "weight_kg"):
             field = self.fields[name]
             field.widget.attrs.update(inputmode="numeric")
+
+    def sheet(self) -> Sheet:
+        data = self.cleaned_data
+        player = data["player"]
+        return Sheet(
+            name=data["name"],
+            constitution=data["constitution"],
+            jump=data["jump"],
+            heal_wounds=data["heal_wounds"],
+            weight_kg=data["weight_kg"],
+            notes=data["notes"],
+            player_id=None if player is None else player.pk,
+        )

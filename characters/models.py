@@ -18,6 +18,13 @@ def bounded(low: int, high: int) -> list:
     return [MinValueValidator(low), MaxValueValidator(high)]
 
 
+class PresentManager(models.Manager["Character"]):
+    """The characters still in play: a removed one stays in the database (its history and an undo need it)."""
+
+    def get_queryset(self) -> models.QuerySet["Character"]:
+        return super().get_queryset().filter(removed=False)
+
+
 class Character(models.Model):
     campaign = models.ForeignKey(
         "campaigns.Campaign", on_delete=models.CASCADE, related_name="characters", verbose_name=_("campaña")
@@ -43,8 +50,14 @@ class Character(models.Model):
     recovery_progress = models.JSONField(default=dict, blank=True, editable=False)  # {kind: seconds toward next PG}
     protection = models.JSONField(default=list, blank=True, editable=False)  # [[category, campaign day], …]
     created = models.DateTimeField(_("creado"), auto_now_add=True)
+    # Removing a character keeps its row, wounds and log (RULES.md section 6 of the design: undoable, history kept).
+    removed = models.BooleanField(_("retirado de la campaña"), default=False, editable=False)
+
+    objects = PresentManager()
+    everyone = models.Manager()  # noqa: DJ012 — removed ones too: for undo and for the names in the log
 
     class Meta:
+        base_manager_name = "everyone"
         verbose_name = _("personaje")
         verbose_name_plural = _("personajes")
         ordering = ["name", "id"]
@@ -65,6 +78,8 @@ class Character(models.Model):
                 name="character_weight_range",
             ),
             models.CheckConstraint(condition=Q(pg__lte=models.F("constitution") * 10), name="character_pg_at_most_max"),
+            # RULES.md section 4: dead means PG 0, always.
+            models.CheckConstraint(condition=Q(died_at__isnull=True) | Q(pg=0), name="character_dead_at_zero_pg"),
         ]
 
     def __str__(self) -> str:
@@ -81,4 +96,5 @@ class Character(models.Model):
 
     @property
     def dead(self) -> bool:
-        return self.died_at is not None
+        """RULES.md section 4: dead exactly when PG is 0 or a death has been recorded."""
+        return self.died_at is not None or self.pg == 0

@@ -1,15 +1,26 @@
-"""A character's sheet data, as the GM keeps it: add, edit, delete, and invite a player to take it."""
+"""A character's sheet data, as the GM keeps it: add, edit, remove, and invite a player to take it. Each page calls
+one action of rules.actions, so every change is locked, logged, undoable and seen live."""
 
 from django.contrib import messages
+from django.forms.models import model_to_dict
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns.access import campaign_for_gm, character_for_gm
-from campaigns.models import Invitation
 from characters.forms import CharacterForm
 from rules import actions
+from rules.actions import SHEET_FIELDS
+
+
+def sheet_form_page(request: HttpRequest, form: CharacterForm, context: dict[str, object]) -> HttpResponse:
+    return render(request, "character_form.html", {**context, "form": form}, status=400 if form.errors else 200)
+
+
+def refused(form: CharacterForm, error: actions.ActionError) -> None:
+    field = {"player_id": "player"}.get(error.field or "", error.field)
+    form.add_error(field if field in form.fields else None, error.message)
 
 
 @require_http_methods(["GET", "POST"])
@@ -17,38 +28,47 @@ def character_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = campaign_for_gm(request.user, campaign_id)
     form = CharacterForm(request.POST or None, campaign=campaign)
     if request.method == "POST" and form.is_valid():
-        character = form.save(commit=False)
-        character.campaign = campaign
-        actions.save_character(character, by=request.user)
-        messages.success(request, _("Personaje «%(name)s» creado.") % {"name": character.name})
-        return redirect("campaign", campaign.pk)
-    return render(
-        request, "character_form.html", {"campaign": campaign, "form": form}, status=400 if form.errors else 200
-    )
+        try:
+            outcome = actions.add_character(campaign, form.sheet(), by=request.user)
+        except actions.ActionError as error:
+            refused(form, error)
+        else:
+            [character] = outcome.characters
+            messages.success(request, _("Personaje «%(name)s» creado.") % {"name": character.name})
+            return redirect("campaign", campaign.pk)
+    return sheet_form_page(request, form, {"campaign": campaign})
 
 
 @require_http_methods(["GET", "POST"])
 def character_edit(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
     character = character_for_gm(request.user, campaign_id, character_id)
-    form = CharacterForm(request.POST or None, instance=character, campaign=character.campaign)
+    initial = model_to_dict(character, fields=[name.removesuffix("_id") for name in SHEET_FIELDS])
+    # No instance: the form never writes into the character; the action re-reads it under the campaign's lock.
+    form = CharacterForm(request.POST or None, initial=initial, campaign=character.campaign)
     if request.method == "POST" and form.is_valid():
-        actions.save_character(form.save(commit=False), by=request.user)
-        messages.success(request, _("Personaje «%(name)s» guardado.") % {"name": character.name})
-        return redirect("campaign", campaign_id)
-    return render(
-        request,
-        "character_form.html",
-        {"campaign": character.campaign, "character": character, "form": form},
-        status=400 if form.errors else 200,
-    )
+        try:
+            outcome = actions.edit_character(character.campaign, character, form.sheet(), by=request.user)
+        except actions.ActionError as error:
+            refused(form, error)
+        else:
+            if outcome.event is None:
+                messages.info(request, _("Nada que guardar: la hoja ya decía eso."))
+            else:
+                messages.success(request, _("Personaje «%(name)s» guardado.") % {"name": outcome.characters[0].name})
+            return redirect("campaign", campaign_id)
+    return sheet_form_page(request, form, {"campaign": character.campaign, "character": character})
 
 
 @require_http_methods(["GET", "POST"])
 def character_delete(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
     character = character_for_gm(request.user, campaign_id, character_id)
     if request.method == "POST":
-        character.delete()
-        messages.success(request, _("Personaje «%(name)s» eliminado.") % {"name": character.name})
+        actions.remove_character(character.campaign, character, by=request.user)
+        messages.success(
+            request,
+            _("«%(name)s» ha salido de la campaña. «Deshacer» en el registro lo trae de vuelta.")
+            % {"name": character.name},
+        )
         return redirect("campaign", campaign_id)
     return render(request, "character_confirm_delete.html", {"campaign": character.campaign, "character": character})
 
@@ -56,6 +76,13 @@ def character_delete(request: HttpRequest, campaign_id: int, character_id: int) 
 @require_POST
 def character_invite(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
     character = character_for_gm(request.user, campaign_id, character_id)
-    Invitation.objects.get_or_create(campaign=character.campaign, character=character, claimed_by=None)
-    messages.success(request, _("Invitación creada: copia el enlace y envíalo al jugador."))
+    try:
+        outcome = actions.create_invitation(character.campaign, character, by=request.user)
+    except actions.ActionError as error:
+        messages.error(request, error.message)
+    else:
+        if outcome.event is None:
+            messages.info(request, _("%(name)s ya tiene un enlace de invitación pendiente.") % {"name": character.name})
+        else:
+            messages.success(request, _("Invitación creada: copia el enlace y envíalo al jugador."))
     return redirect("campaign", campaign_id)

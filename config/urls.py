@@ -5,7 +5,6 @@ from django.urls import include, path
 from django.views.i18n import set_language
 
 urlpatterns = [
-    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     path("", include("campaigns.urls")),

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Invitation
 from characters.models import Character
 from rules import engine, mapping
 from rules.models import Illness, Wound, WoundKind
@@ -18,8 +18,14 @@ class WoundLine:
     kind: str
     label: str
     outstanding: int
-    healing_time: int | None  # seconds of rest; None: waits for a cure (or dead)
+    healing_time: int | None  # campaign seconds until healed; None: waits for a cure, or the character is dead
     treated: bool
+    rests: bool  # heals only while resting (RULES.md section 6); drowning and gas heal by breathing
+    dead: bool  # the dead heal nothing: no healing time at all
+
+    @property
+    def waits_for_cure(self) -> bool:
+        return self.healing_time is None and not self.dead
 
 
 @dataclass
@@ -36,10 +42,22 @@ class Card:
     penalty_text: list[str]
     wounds: list[WoundLine]
     illnesses: list[IllnessLine]
+    invitation: Invitation | None = None  # its pending invitation link (the GM's table only)
 
     @property
     def sick(self) -> list[IllnessLine]:
         return [line for line in self.illnesses if not line.illness.cured]
+
+    @property
+    def low_pg_penalty(self) -> bool:
+        """Whether PG itself (not only an illness) is what penalises the rolls (RULES.md section 4)."""
+        low = engine.penalties(self.health.pg)
+        return not self.health.dead and bool(low.physical or low.other)
+
+    @property
+    def can_exert(self) -> bool:
+        """The exertion check exists only while 1 ≤ PG ≤ 4."""
+        return not self.health.dead and self.health.penalties.exertion
 
     @property
     def exertion_warning(self) -> str:
@@ -89,7 +107,15 @@ def card_for(character: Character, wounds: list[Wound], illnesses: list[Illness]
             treated[wound.kind] &= wound.treated
     labels = dict(WoundKind.choices)
     wound_lines = [
-        WoundLine(kind, str(labels[kind]), outstanding[kind], engine.healing_time(health, kind), treated[kind])
+        WoundLine(
+            kind,
+            str(labels[kind]),
+            outstanding[kind],
+            engine.healing_time(health, kind),
+            treated[kind],
+            rests=kind in engine.REST_ONLY,
+            dead=health.dead,
+        )
         for kind in engine.KINDS
         if outstanding[kind]
     ]
@@ -97,14 +123,22 @@ def card_for(character: Character, wounds: list[Wound], illnesses: list[Illness]
     return Card(character, health, band_of(health), penalty_words(health), wound_lines, illness_lines)
 
 
-def cards_for(campaign: Campaign, characters: Iterable[Character]) -> list[Card]:
-    """Cards for these characters of the campaign, in three queries whatever their number."""
+def cards_for(campaign: Campaign, characters: Iterable[Character], invitations: bool = False) -> list[Card]:
+    """Cards for these characters of the campaign, in three queries whatever their number (four with the pending
+    invitation links, which only the GM sees)."""
     characters = list(characters)
     ids = [c.pk for c in characters]
+    pending: dict[int, Invitation] = {}
+    if invitations:
+        links = Invitation.objects.filter(character_id__in=ids, claimed_by=None, revoked_at=None).order_by("id")
+        pending = {link.character_id: link for link in links}
     wounds: dict[int, list[Wound]] = defaultdict(list)
     for wound in Wound.objects.filter(character_id__in=ids).order_by("id"):
         wounds[wound.character_id].append(wound)
     illnesses: dict[int, list[Illness]] = defaultdict(list)
     for illness in Illness.objects.filter(character_id__in=ids).select_related("disease").order_by("id"):
         illnesses[illness.character_id].append(illness)
-    return [card_for(c, wounds[c.pk], illnesses[c.pk], campaign.clock) for c in characters]
+    cards = [card_for(c, wounds[c.pk], illnesses[c.pk], campaign.clock) for c in characters]
+    for card in cards:
+        card.invitation = pending.get(card.character.pk)
+    return cards

@@ -3,7 +3,9 @@ input; rules.actions checks the rest, and its ActionError lands beside the field
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from django import forms
@@ -20,6 +22,9 @@ from rules.models import DAMAGE_KINDS, Disease, Illness, WoundKind
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
+
+
+CHOOSE = _("— elige —")  # the empty option of a select, in the UI's language
 
 
 def ranged(name: str, label: StrOrPromise, required: bool = False, initial: int | None = None) -> forms.IntegerField:
@@ -58,6 +63,35 @@ class CampaignForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.campaign = campaign
         self.dice_for = dice_for  # whose typed dice to ask for (a card's character); None: everyone's
+        # The choices this form offered when it was drawn: if they changed since, the form is not applied.
+        self.fields["choices"] = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def choices_now(self) -> str:
+        """A fingerprint of every choice the form offers (characters, the dead, diseases, healers, illnesses)."""
+        parts = []
+        for name, field in self.fields.items():
+            if isinstance(field, forms.ModelChoiceField) and field.queryset is not None:
+                parts.append(f"{name}:{','.join(str(pk) for pk in field.queryset.values_list('pk', flat=True))}")
+        parts.append("dead:" + ",".join(str(pk) for pk in sorted(self.dead_ids)))
+        return hashlib.sha256(";".join(parts).encode()).hexdigest()[:16]
+
+    def stale(self) -> bool:
+        """Drawn before a change that altered its choices (another tab, another GM's script): say so, apply nothing."""
+        drawn = self.data.get("choices") if self.is_bound else None
+        return bool(drawn) and drawn != self.choices_now()
+
+    @cached_property
+    def dead_ids(self) -> set[int]:
+        return {character.pk for character in self.characters() if character.dead}
+
+    def preselect_single_choices(self) -> None:
+        """A choice with one option is already made (a single healer, a single illness)."""
+        for name, field in self.fields.items():
+            if type(field) is forms.ModelChoiceField and field.queryset is not None and name not in self.initial:
+                only = list(field.queryset[:2])
+                if len(only) == 1:
+                    self.initial[name] = only[0].pk
+                    field.empty_label = None
 
     def characters(self) -> QuerySet[Character]:
         return self.campaign.characters.order_by("name", "id")
@@ -140,15 +174,23 @@ DAMAGE_INPUTS = {
 }
 
 
+def who_field(form: CampaignForm) -> forms.ModelMultipleChoiceField:
+    """The characters a group action acts on: the living ticked to begin with, the dead listed last and unticked."""
+    if "characters" not in form.initial:
+        form.initial["characters"] = [c.pk for c in form.characters() if c.pk not in form.dead_ids]
+    return forms.ModelMultipleChoiceField(
+        label=_("Personajes"), queryset=form.characters(), widget=forms.CheckboxSelectMultiple
+    )
+
+
 class DamageForm(CampaignForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["characters"] = forms.ModelMultipleChoiceField(
-            label=_("Personajes"), queryset=self.characters(), widget=forms.CheckboxSelectMultiple
-        )
+        # The kind first: "Daño a varios", then a letter, picks it from the keyboard (g for gas).
         self.fields["kind"] = forms.ChoiceField(
             label=_("Tipo de daño"), choices=[(kind.value, kind.label) for kind in DAMAGE_KINDS]
         )
+        self.fields["characters"] = who_field(self)
         kind = self.data.get("kind") or self.initial.get("kind") or WoundKind.ATTACK
         fields, _damage = DAMAGE_INPUTS.get(kind, DAMAGE_INPUTS[WoundKind.ATTACK])
         self.fields.update(fields(self))
@@ -162,12 +204,10 @@ class DamageForm(CampaignForm):
 class ExposeForm(CampaignForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["characters"] = forms.ModelMultipleChoiceField(
-            label=_("Personajes"), queryset=self.characters(), widget=forms.CheckboxSelectMultiple
-        )
         self.fields["disease"] = forms.ModelChoiceField(
-            label=_("Enfermedad"), queryset=Disease.objects.available_in(self.campaign)
+            label=_("Enfermedad"), queryset=Disease.objects.available_in(self.campaign), empty_label=CHOOSE
         )
+        self.fields["characters"] = who_field(self)
         for character in self.rollers():
             label = _("1d%(sides)s de %(name)s (+ CON %(con)s)") % {
                 "sides": engine.RESISTANCE_DIE,
@@ -191,7 +231,7 @@ class PatientForm(CampaignForm):
         self.patient = patient
 
     def healers(self) -> QuerySet[Character]:
-        return self.characters().filter(heal_wounds__gte=1, died_at=None)
+        return self.characters().filter(heal_wounds__gte=1, died_at=None, pg__gt=0)
 
     def illnesses(self) -> QuerySet[Illness]:
         return Illness.objects.filter(character=self.patient, cured_at=None).select_related("disease")
@@ -200,7 +240,9 @@ class PatientForm(CampaignForm):
 class TreatWoundsForm(PatientForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["healer"] = forms.ModelChoiceField(label=_("Sanador (Curar Heridas)"), queryset=self.healers())
+        self.fields["healer"] = forms.ModelChoiceField(
+            label=_("Sanador (Curar Heridas)"), queryset=self.healers(), empty_label=CHOOSE
+        )
 
     def perform(self, by: Actor) -> actions.Outcome:
         return actions.treat_wounds(self.campaign, self.patient, self.cleaned_data["healer"], by=by)
@@ -210,10 +252,12 @@ class TreatIllnessForm(PatientForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["illness"] = forms.ModelChoiceField(
-            label=_("Enfermedad"), queryset=self.illnesses().filter(treated=False)
+            label=_("Enfermedad"), queryset=self.illnesses().filter(treated=False), empty_label=CHOOSE
         )
         self.fields["healer"] = forms.ModelChoiceField(
-            label=_("Sanador (otro personaje con Curar Heridas)"), queryset=self.healers().exclude(pk=self.patient.pk)
+            label=_("Sanador (otro personaje con Curar Heridas)"),
+            queryset=self.healers().exclude(pk=self.patient.pk),
+            empty_label=CHOOSE,
         )
 
     def perform(self, by: Actor) -> actions.Outcome:
@@ -225,7 +269,7 @@ class MedicateForm(PatientForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["illness"] = forms.ModelChoiceField(
-            label=_("Enfermedad"), queryset=self.illnesses().filter(medicated=False)
+            label=_("Enfermedad"), queryset=self.illnesses().filter(medicated=False), empty_label=CHOOSE
         )
 
     def perform(self, by: Actor) -> actions.Outcome:
@@ -267,12 +311,29 @@ class AdvanceForm(CampaignForm):
             max_length=100,
             help_text=_("Por ejemplo 90s, 3t (turnos), 8h, 1d12h, 2 semanas. Descansan los marcados."),
         )
+        # Removed characters stay valid choices, so that a tab that still shows one can still advance the clock.
+        everyone = Character.everyone.filter(campaign=self.campaign)
         self.fields["resting"] = forms.ModelMultipleChoiceField(
             label=_("Descansan (con los botones de descanso y con otra duración)"),
-            queryset=self.characters(),
+            queryset=everyone,
             required=False,
             widget=forms.CheckboxSelectMultiple,
         )
+        self.fields["shown"] = forms.ModelMultipleChoiceField(
+            queryset=everyone, required=False, widget=forms.MultipleHiddenInput
+        )
+
+    @cached_property
+    def resting_choices(self) -> list[Character]:
+        return list(self.characters())
+
+    @cached_property
+    def resting_ticked(self) -> set[int]:
+        """Who is ticked: what was posted, or everyone on a fresh form (everyone rests unless unticked)."""
+        if not self.is_bound:
+            return {character.pk for character in self.resting_choices}
+        posted = self["resting"].value() or []
+        return {int(value) for value in posted if str(value).isascii() and str(value).isdigit()}
 
     @property
     def presets(self) -> list[tuple[str, StrOrPromise, bool]]:
@@ -295,5 +356,11 @@ class AdvanceForm(CampaignForm):
 
     def perform(self, by: Actor) -> actions.Outcome:
         data = self.cleaned_data
-        resting = data["resting"] if data["rest"] else []
+        if not data["rest"]:
+            return actions.advance_clock(self.campaign, data["seconds"], resting=[], by=by)
+        if data["shown"]:
+            # Only those this tab showed and the GM unticked stay awake: a character added since rests by default.
+            not_resting = set(data["shown"]) - set(data["resting"])
+            return actions.advance_clock(self.campaign, data["seconds"], not_resting=not_resting, by=by)
+        resting = [character for character in data["resting"] if not character.removed]
         return actions.advance_clock(self.campaign, data["seconds"], resting=resting, by=by)

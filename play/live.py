@@ -28,9 +28,7 @@ from django.views.decorators.http import require_GET
 from campaigns import access
 from campaigns.access import Audience
 from campaigns.models import Campaign
-from play.cards import cards_for
-from play.log import table_log
-from play.screens import sheet_context
+from play.screens import player_context, sheet_context, table_context
 from rules import notify
 
 logger = logging.getLogger(__name__)
@@ -38,11 +36,13 @@ logger = logging.getLogger(__name__)
 QUEUE_SIZE = 64  # fragments a client may fall behind before it is dropped
 HEARTBEAT_SECONDS = 15.0
 RESYNC = "resync"  # put in queues after the listener reconnects: notifications may have been missed
+END = "end"  # put in the queues of an audience that may no longer watch: its streams close
 
 
 @dataclass(eq=False)
 class Watcher:
     audience: Audience
+    site: str  # scheme and host the browser came to: links in the fragments (an invitation's) point there
     queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
     dropped: bool = False
 
@@ -55,30 +55,32 @@ def sse(event: str, html: str) -> str:
     return f"event: {event}\n{data}\n\n"
 
 
-def render_fragments(audience: Audience, character_ids: tuple[int, ...] | None) -> str:
-    """The SSE message for one audience: the clock, and the changed characters it may see (None: all of them)."""
+def render_fragments(audience: Audience, site: str, changed: tuple[int, ...] | None = None) -> str | None:
+    """The SSE message for one audience: every region of its screens, rendered by the same components and contexts
+    as a fresh load (live equals reload); a character's sheet only when that character changed (`changed`, None: all).
+    None when the audience may no longer watch the campaign: its streams end."""
     try:
+        if not access.still_sees(audience):
+            return None
         campaign = Campaign.objects.get(pk=audience.campaign_id)
-        # The same scoping the views use (campaigns.access): a player sees only their own characters.
-        characters = access.characters_seen_by(audience).select_related("player")
-        if character_ids is not None:
-            characters = characters.filter(pk__in=character_ids)
-        read_only = not audience.is_gm
         parts = [sse("clock", render_to_string("components/clock.html", {"campaign": campaign}))]
-        cards = cards_for(campaign, characters)
-        for card in cards:
-            context = {"campaign": campaign, "card": card, "read_only": read_only}
-            parts.append(sse(f"card-{card.character.pk}", render_to_string("components/card.html#card_state", context)))
-            if read_only:
-                sheet = render_to_string("character_sheet.html#state", sheet_context(campaign, card))
-                parts.append(sse(f"sheet-{card.character.pk}", sheet))
         if audience.is_gm:
-            names = dict(campaign.characters.values_list("pk", "name"))
-            log = render_to_string("components/log.html", {"log": table_log(campaign, names), "campaign": campaign})
-            parts.append(sse("log", log))
+            context = {**table_context(campaign), "site": site}
+            parts.append(sse("cards", render_to_string("components/cards.html", context)))
+            parts.append(sse("resting", render_to_string("components/resting.html", {"form": context["clock_form"]})))
+            parts.append(sse("undo", render_to_string("components/undo_button.html", context)))
+            parts.append(sse("log", render_to_string("components/log.html", context)))
+        else:
+            context = {**player_context(campaign, audience), "site": site}
+            parts.append(sse("cards", render_to_string("components/cards.html", context)))
+        for card in context["cards"]:
+            if changed is None or card.character.pk in changed:
+                sheet_page = {**sheet_context(campaign, card), "is_gm": audience.is_gm}
+                sheet = render_to_string("character_sheet.html#state", sheet_page)
+                parts.append(sse(f"sheet-{card.character.pk}", sheet))
         return "".join(parts)
     except Campaign.DoesNotExist:
-        return ""
+        return None
     finally:
         connections["default"].close()  # give the pooled connection back: this runs on a worker thread
 
@@ -91,8 +93,8 @@ class Hub:
         self.watchers: dict[int, set[Watcher]] = defaultdict(set)
         self.listener: asyncio.Task[None] | None = None
 
-    def watch(self, audience: Audience) -> Watcher:
-        watcher = Watcher(audience)
+    def watch(self, audience: Audience, site: str) -> Watcher:
+        watcher = Watcher(audience, site)
         self.watchers[audience.campaign_id].add(watcher)
         if self.listener is None or self.listener.done():
             self.listener = asyncio.create_task(self.listen())
@@ -146,18 +148,16 @@ class Hub:
         watching = self.watchers.get(change.campaign_id)
         if not watching:
             return
-        audiences = {watcher.audience for watcher in watching}
+        audiences = {(watcher.audience, watcher.site) for watcher in watching}
         # One render per audience, not per client: the cost does not grow with the number of browsers.
-        rendered = await asyncio.gather(
-            *(
-                sync_to_async(render_fragments, thread_sensitive=False)(audience, change.characters)
-                for audience in audiences
-            )
-        )
+        render = sync_to_async(render_fragments, thread_sensitive=False)
+        rendered = await asyncio.gather(*(render(audience, site, change.characters) for audience, site in audiences))
         by_audience = dict(zip(audiences, rendered, strict=True))
         for watcher in list(watching):
-            text = by_audience.get(watcher.audience)
-            if text:
+            text = by_audience.get((watcher.audience, watcher.site), "")
+            if text is None:
+                self.deliver(watcher, END)
+            elif text:
                 self.deliver(watcher, text)
 
     def deliver(self, watcher: Watcher, text: str) -> None:
@@ -171,20 +171,25 @@ class Hub:
 hub = Hub()
 
 
-async def stream(audience: Audience) -> AsyncIterator[str]:
+async def stream(audience: Audience, site: str) -> AsyncIterator[str]:
     """One browser's stream: the current state first, then every change, with heartbeats."""
-    watcher = hub.watch(audience)
+    watcher = hub.watch(audience, site)
     try:
         yield "retry: 2000\n\n"
-        yield await sync_to_async(render_fragments, thread_sensitive=False)(audience, None)
+        first = await sync_to_async(render_fragments, thread_sensitive=False)(audience, site)
+        if first is None:
+            return
+        yield first
         while not watcher.dropped:
             try:
-                text = await asyncio.wait_for(watcher.queue.get(), HEARTBEAT_SECONDS)
+                text: str | None = await asyncio.wait_for(watcher.queue.get(), HEARTBEAT_SECONDS)
             except TimeoutError:
                 yield ": heartbeat\n\n"
                 continue
             if text == RESYNC:
-                text = await sync_to_async(render_fragments, thread_sensitive=False)(audience, None)
+                text = await sync_to_async(render_fragments, thread_sensitive=False)(audience, site)
+            if text is None or text == END:
+                return  # this user may no longer watch the campaign; a reconnect is refused
             yield text
     finally:
         hub.forget(watcher)  # also on a client disconnect (CancelledError): no watcher or queue is left behind
@@ -206,9 +211,12 @@ async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpRespons
         # there, and 204 tells the browser's EventSource not to retry. `make run` and Docker serve ASGI.
         return HttpResponse(status=204)
     audience = access.audience_of(user, campaign)
+    if not await sync_to_async(access.still_sees)(audience):
+        raise Http404  # a member who plays no character here any more
     # A stream lasts as long as the browser stays; its request must not keep a pooled connection all that time.
     await sync_to_async(release_connection)()
-    response = StreamingHttpResponse(stream(audience), content_type="text/event-stream")
+    site = f"{request.scheme}://{request.get_host()}"
+    response = StreamingHttpResponse(stream(audience, site), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response

@@ -6,14 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import QuerySet
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from campaigns.clock import format_clock, format_duration
 from campaigns.models import Campaign, Event, EventKind
 from characters.models import Character
-from rules.models import WoundKind
+from rules import mapping
+from rules.models import Category, WoundKind
 
 LOG_LENGTH = 40  # entries on the GM's table
 SHEET_LOG_LENGTH = 15  # entries on a character's sheet
@@ -57,6 +57,24 @@ class Story:
     def rolls(self, everyone: bool = False) -> list[str]:
         return [roll_line(roll) for roll in self.details.get("rolls", []) if everyone or self.mine(roll["character"])]
 
+    def skipped(self) -> list[str]:
+        """The dead members of a group, who make no check (RULES.md section 7.8)."""
+        return [
+            _("%(name)s ha muerto: sin tirada") % {"name": self.name(pk)}
+            for pk in self.details.get("skipped", [])
+            if self.mine(pk)
+        ]
+
+    def deaths(self) -> list[str]:
+        """Who died in this event, and when in campaign time (inside an advance, the very second)."""
+        lines = []
+        for pk, after in self.event.after.items():
+            before = self.event.before.get(pk, {})
+            if self.mine(pk) and after.get("died_at") is not None and before.get("died_at") is None:
+                when = format_clock(after["died_at"])
+                lines.append(_("%(name)s muere (%(when)s)") % {"name": self.name(pk), "when": when})
+        return lines
+
 
 def penalty_label(label: str) -> str:
     if label == "pg":
@@ -85,34 +103,73 @@ def cured_line(story: Story) -> list[str]:
     return [_("Curada.")] if story.details.get("cured") else []
 
 
-def damage(story: Story) -> tuple[str, list[str]]:
-    kind = story.details.get("kind", "")
-    title = _("Daño: %(kind)s") % {"kind": WoundKind(kind).label if kind in WoundKind.values else kind}
-    lines = []
-    if "dice" in story.details:
-        lines.append(_("Tirada de daño: %(detail)s") % {"detail": story.details["dice"]["detail"]})
-    lines += story.rolls()
-    lines += [
-        _("%(name)s pierde %(pg)s PG") % {"name": story.name(pk), "pg": pg}
-        for pk, pg in story.details.get("damage", {}).items()
-        if story.mine(pk)
+def damage_inputs(details: dict[str, Any]) -> str:
+    """What the GM gave for the damage: speed and weight, height and difficulty, or turns."""
+    weight = _("%(kg)s kg") % {"kg": details["weight_kg"]} if "weight_kg" in details else _("el peso de cada hoja")
+    if "speed_kmh" in details:
+        return _("A %(speed)s km/h, con %(weight)s") % {"speed": details["speed_kmh"], "weight": weight}
+    if "height_m" in details:
+        return _("Desde %(height)s m, con %(weight)s; dificultad %(difficulty)s") % {
+            "height": details["height_m"],
+            "weight": weight,
+            "difficulty": details["difficulty"],
+        }
+    if "turns" in details:
+        turns = details["turns"]
+        return ngettext("%(count)s turno", "%(count)s turnos", turns) % {"count": turns}
+    return ""
+
+
+def pg_lines(story: Story) -> list[str]:
+    """Each character's PG before and after: "Aldara: 80 → 73 PG"."""
+    return [
+        _("%(name)s: %(before)s → %(after)s PG") % {"name": story.name(pk), "before": before, "after": after}
+        for pk, (before, after) in story.details.get("pg", {}).items()
+        if story.mine(pk) and before != after
     ]
-    return title, lines
+
+
+def damage(story: Story) -> tuple[str, list[str]]:
+    details = story.details
+    kind = details.get("kind", "")
+    title = _("Daño: %(kind)s") % {"kind": WoundKind(kind).label if kind in WoundKind.values else kind}
+    lines = [text] if (text := damage_inputs(details)) else []
+    if "dice" in details:
+        lines.append(_("Tirada de daño: %(detail)s") % {"detail": details["dice"]["detail"]})
+    lines += story.rolls() + story.skipped()
+    lines += losses(story)
+    return title, lines + story.deaths()
+
+
+def losses(story: Story) -> list[str]:
+    """Each character's loss with its PG before and after: "Aldara pierde 7 PG (80 → 73)"."""
+    lines = []
+    for pk, lost in story.details.get("damage", {}).items():
+        if not story.mine(pk):
+            continue
+        name = story.name(pk)
+        if "pg" not in story.details:  # an event logged before PG before and after were kept
+            lines.append(_("%(name)s pierde %(pg)s PG") % {"name": name, "pg": lost})
+            continue
+        before, after = story.details["pg"][pk]
+        if before == 0:
+            lines.append(
+                _("%(name)s ya había muerto: la herida (%(pg)s PG) queda anotada") % {"name": name, "pg": lost}
+            )
+        else:
+            message = _("%(name)s pierde %(pg)s PG (%(before)s → %(after)s)")
+            lines.append(message % {"name": name, "pg": before - after, "before": before, "after": after})
+    return lines
 
 
 def advance(story: Story) -> tuple[str, list[str]]:
     title = _("Pasa el tiempo: %(duration)s") % {"duration": format_duration(story.details["seconds"])}
-    lines = [
-        _("%(name)s: %(before)s → %(after)s PG") % {"name": story.name(pk), "before": pg[0], "after": pg[1]}
-        for pk, pg in story.details.get("pg", {}).items()
-        if story.mine(pk) and pg[0] != pg[1]
-    ]
-    return title, lines
+    return title, pg_lines(story) + story.deaths()
 
 
 def expose(story: Story) -> tuple[str, list[str]]:
     title = _("Exposición a %(disease)s") % {"disease": story.details["disease"]}
-    lines = story.rolls()
+    lines = story.rolls() + story.skipped()
     lines += [
         _("%(name)s enferma") % {"name": story.name(pk)} for pk in story.details.get("fell_ill", []) if story.mine(pk)
     ]
@@ -148,9 +205,7 @@ def exertion(story: Story) -> tuple[str, list[str]]:
     title = _("Esfuerzo de %(name)s") % {"name": story.patient()}
     lines = story.rolls(everyone=True)
     lost = sum(story.details.get("damage", {}).values())
-    if lost:
-        lines.append(_("Pierde %(pg)s PG") % {"pg": lost})
-    return title, lines
+    return title, lines + (losses(story) if lost else []) + story.deaths()
 
 
 def undo(story: Story) -> tuple[str, list[str]]:
@@ -166,6 +221,110 @@ def undo(story: Story) -> tuple[str, list[str]]:
     return _("Deshecho: %(what)s") % {"what": what}, []
 
 
+SHEET_LABELS = {
+    "name": gettext_lazy("Nombre"),
+    "player_id": gettext_lazy("Jugador"),
+    "constitution": gettext_lazy("CON"),
+    "jump": gettext_lazy("Saltar"),
+    "heal_wounds": gettext_lazy("Curar Heridas"),
+    "weight_kg": gettext_lazy("Peso (kg)"),
+    "notes": gettext_lazy("Notas"),
+    "gm_id": gettext_lazy("Narrador"),
+    "category": gettext_lazy("Categoría"),
+    "penalty": gettext_lazy("Penalización"),
+    "pg_per_week": gettext_lazy("PG por semana"),
+}
+
+
+def changes_lines(story: Story, people: dict[str, list[str]]) -> list[str]:
+    """One line per changed field: "CON: 8 → 7"; people by name, notes without their text."""
+    lines = []
+    changes: dict[str, list[Any]] = story.details.get("changes", {})
+    order = list(SHEET_LABELS)
+    for field in sorted(changes, key=lambda name: order.index(name) if name in order else len(order)):
+        if field == "notes":
+            lines.append(_("Notas cambiadas"))
+            continue
+        old, new = (in_words(field, value) for value in changes[field])
+        if field in people:
+            old, new = (name or _("nadie") for name in people[field])
+        label = SHEET_LABELS.get(field, field)
+        lines.append(_("%(field)s: %(old)s → %(new)s") % {"field": label, "old": old, "new": new})
+    return lines
+
+
+def in_words(field: str, value: Any) -> str:
+    if value is None or value == "":
+        return "—"
+    if field == "category" and value in Category.values:
+        return str(Category(value).label)
+    return str(value)
+
+
+def character_added(story: Story) -> tuple[str, list[str]]:
+    title = _("Nuevo personaje: %(name)s") % {"name": story.details["name"]}
+    player = story.details.get("player")
+    return title, [_("Lo juega %(player)s") % {"player": player}] if player else []
+
+
+def character_edited(story: Story) -> tuple[str, list[str]]:
+    title = _("Hoja de %(name)s editada") % {"name": story.details["name"]}
+    players = {"player_id": story.details["players"]} if "players" in story.details else {}
+    return title, changes_lines(story, players) + pg_lines_of_edit(story) + story.deaths()
+
+
+def pg_lines_of_edit(story: Story) -> list[str]:
+    lines = []
+    for pk, after in story.event.after.items():
+        before = story.event.before.get(pk)
+        if before is not None and story.mine(pk):
+            old = mapping.from_json(before)
+            new = mapping.from_json(after)
+            if (old.pg, old.max_pg) != (new.pg, new.max_pg):
+                lines.append(
+                    _("%(name)s: %(before)s → %(after)s PG")
+                    % {"name": story.name(pk), "before": f"{old.pg}/{old.max_pg}", "after": f"{new.pg}/{new.max_pg}"}
+                )
+    return lines
+
+
+def character_removed(story: Story) -> tuple[str, list[str]]:
+    return _("%(name)s sale de la campaña") % {"name": story.details["name"]}, []
+
+
+def invitation_created(story: Story) -> tuple[str, list[str]]:
+    return _("Enlace de invitación para %(name)s") % {"name": story.details["name"]}, []
+
+
+def invitation_revoked(story: Story) -> tuple[str, list[str]]:
+    return _("Enlace de invitación de %(name)s anulado") % {"name": story.details["name"]}, []
+
+
+def invitation_claimed(story: Story) -> tuple[str, list[str]]:
+    return _("%(player)s juega con %(name)s") % {"player": story.details["player"], "name": story.details["name"]}, []
+
+
+def disease_added(story: Story) -> tuple[str, list[str]]:
+    return _("Nueva enfermedad: %(name)s") % {"name": story.details["name"]}, []
+
+
+def disease_edited(story: Story) -> tuple[str, list[str]]:
+    return _("Enfermedad %(name)s editada") % {"name": story.details["name"]}, changes_lines(story, {})
+
+
+def disease_retired(story: Story) -> tuple[str, list[str]]:
+    return _("Enfermedad %(name)s retirada") % {"name": story.details["name"]}, []
+
+
+def disease_restored(story: Story) -> tuple[str, list[str]]:
+    return _("Enfermedad %(name)s disponible de nuevo") % {"name": story.details["name"]}, []
+
+
+def campaign_edited(story: Story) -> tuple[str, list[str]]:
+    gms = {"gm_id": story.details["gms"]} if "gms" in story.details else {}
+    return _("Campaña editada"), changes_lines(story, gms)
+
+
 WORDING: dict[str, Callable[[Story], tuple[str, list[str]]]] = {
     EventKind.DAMAGE: damage,
     EventKind.ADVANCE: advance,
@@ -175,6 +334,17 @@ WORDING: dict[str, Callable[[Story], tuple[str, list[str]]]] = {
     EventKind.MEDICATE: medicate,
     EventKind.EXERTION: exertion,
     EventKind.UNDO: undo,
+    EventKind.CHARACTER_ADDED: character_added,
+    EventKind.CHARACTER_EDITED: character_edited,
+    EventKind.CHARACTER_REMOVED: character_removed,
+    EventKind.INVITATION_CREATED: invitation_created,
+    EventKind.INVITATION_REVOKED: invitation_revoked,
+    EventKind.INVITATION_CLAIMED: invitation_claimed,
+    EventKind.DISEASE_ADDED: disease_added,
+    EventKind.DISEASE_EDITED: disease_edited,
+    EventKind.DISEASE_RETIRED: disease_retired,
+    EventKind.DISEASE_RESTORED: disease_restored,
+    EventKind.CAMPAIGN_EDITED: campaign_edited,
 }
 
 
@@ -184,13 +354,15 @@ def entry_for(event: Event, names: dict[int, str], only: int | None = None) -> E
     return Entry(event, format_clock(event.clock_before), title, lines)
 
 
-def latest_events(campaign: Campaign) -> QuerySet[Event]:
-    return campaign.events.order_by("-id")[:LOG_LENGTH]
+def names_in(campaign: Campaign) -> dict[int, str]:
+    """Every character's name, those removed from the campaign too: the log keeps telling their story."""
+    return dict(Character.everyone.filter(campaign=campaign).values_list("pk", "name"))
 
 
-def table_log(campaign: Campaign, names: dict[int, str]) -> list[Entry]:
-    """The GM's log: the latest events of the whole campaign."""
-    return [entry_for(event, names) for event in latest_events(campaign)]
+def table_log(campaign: Campaign, names: dict[int, str] | None = None) -> list[Entry]:
+    """The GM's log: the latest events of the whole campaign (`names`: every character's, if already at hand)."""
+    names = names_in(campaign) if names is None else names
+    return [entry_for(event, names) for event in campaign.events.order_by("-id")[:LOG_LENGTH]]
 
 
 def sheet_log(campaign: Campaign, character: Character) -> list[Entry]:

@@ -5,27 +5,37 @@ from __future__ import annotations
 
 from typing import Any
 
-from campaigns.access import Audience, characters_seen_by
-from campaigns.models import Campaign, EventKind
+from campaigns.access import Audience, characters_seen_by, table_of
+from campaigns.models import Campaign
 from characters.models import Character
 from play.cards import Card, cards_for
 from play.forms import AdvanceForm
-from play.log import sheet_log, table_log
+from play.log import entry_for, names_in, sheet_log, table_log
+from rules.actions import latest_undoable
 
 
 def table_context(campaign: Campaign) -> dict[str, Any]:
     """Everything the GM's table shows."""
-    cards = cards_for(campaign, characters_seen_by(Audience(campaign.pk)).select_related("player"))
-    names = {card.character.pk: card.character.name for card in cards}
+    cards = cards_for(campaign, characters_seen_by(table_of(campaign)).select_related("player"), invitations=True)
     return {
         "campaign": campaign,
         "cards": cards,
-        "log": table_log(campaign, names),
+        **log_context(campaign),
         # Everyone rests unless the GM unticks them.
         "clock_form": AdvanceForm(
             campaign=campaign, auto_id="advance-%s", initial={"resting": [card.character.pk for card in cards]}
         ),
-        "can_undo": campaign.events.filter(undone=False).exclude(action=EventKind.UNDO).exists(),
+    }
+
+
+def log_context(campaign: Campaign) -> dict[str, Any]:
+    """The GM's log and the undo button, which names the one event it will undo."""
+    undoable = latest_undoable(campaign)
+    names = names_in(campaign)
+    return {
+        "campaign": campaign,
+        "log": table_log(campaign, names),
+        "undo": None if undoable is None else entry_for(undoable, names),
     }
 
 

@@ -6,12 +6,13 @@ Views are thin: a form checks the input and one action of rules.actions runs. An
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST, require_safe
-from django_htmx.http import reswap, retarget
+from django_htmx.http import reswap, retarget, trigger_client_event
 from django_htmx.middleware import HtmxDetails
 
 from campaigns import access
@@ -39,9 +40,7 @@ def campaign(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     audience = access.audience_of(request.user, campaign)
     if not audience.is_gm:
         return render(request, "campaign_player.html", player_context(campaign, audience))
-    context = table_context(campaign)
-    context["invitations"] = campaign.invitations.filter(claimed_by=None).select_related("character")
-    return render(request, "campaign.html", context)
+    return render(request, "campaign.html", table_context(campaign))
 
 
 @require_safe
@@ -115,16 +114,24 @@ def answer(
     template: str = "components/action_form.html",
 ) -> HttpResponse:
     """GET: the form (a fragment for htmx, a page without). POST: run the action and answer with the table, or with
-    the form and its messages when something is wrong."""
+    the form and its messages when something is wrong or its choices changed since it was drawn."""
+    slot = slot_of(request)
     context = {
         "campaign": campaign,
         "form": form,
         "patient": patient,
-        "slot": slot_of(request),
+        "slot": slot,
         "title": title,
         "action_url": reverse(url_name, args=[campaign.pk]),
+        "filled": "kind" if request.method == "GET" and "kind" in request.GET else "",
     }
-    if request.method == "POST" and form.is_valid():
+    if request.method == "GET":
+        form.preselect_single_choices()
+    elif form.stale():
+        form.is_valid()  # the errors of what was typed still show; the new choices are drawn
+        message = _("La mesa ha cambiado desde que abriste este formulario: revisa las opciones y vuelve a enviarlo.")
+        form.add_error(None, message)
+    elif form.is_valid():
         try:
             outcome = form.perform(request.user)
         except actions.ActionError as error:
@@ -132,25 +139,42 @@ def answer(
         else:
             if not request.htmx:
                 return redirect("campaign", campaign.pk)
-            return render_table(request, campaign, announcement(outcome))
+            return render_table(request, campaign, announcement(outcome), slot, focus_of(slot, outcome))
     if not request.htmx:
-        return render(
-            request,
-            "action_page.html",
-            {**context, "template": template},
-            status=400 if request.method == "POST" else 200,
-        )
+        status = 400 if request.method == "POST" else 200
+        return render(request, "action_page.html", {**context, "template": template}, status=status)
     if request.method == "GET":
         return render(request, template, context)
     response = render(request, template, context, status=422)
-    return reswap(retarget(response, f"#form-{context['slot']}"), "outerHTML")
+    if slot == "advance":
+        return reswap(retarget(response, "#form-advance"), "outerHTML")
+    # Into the slot, which is always on the table (a quick-damage box has no form open there yet).
+    return reswap(retarget(response, f"#slot-{slot}"), "innerHTML")
 
 
-def render_table(request: HtmxHttpRequest, campaign: Campaign, announce: str) -> HttpResponse:
+def focus_of(slot: str, outcome: actions.Outcome) -> str:
+    """Where the keyboard goes after an action: the card acted on, the group buttons, or the duration field."""
+    if slot == "advance":
+        return "advance-duration"
+    if slot.isdigit():
+        return f"character-{slot}"
+    if len(outcome.characters) == 1:
+        return f"character-{outcome.characters[0].pk}"
+    return "party-damage"
+
+
+def render_table(
+    request: HtmxHttpRequest, campaign: Campaign, announce: str, closed_slot: str = "", focus: str = ""
+) -> HttpResponse:
+    """The table after an action. Forms left open in other slots stay open (hx-preserve); the acted-on one closes."""
     campaign.refresh_from_db()
     context = table_context(campaign)
     context["announce"] = announce
-    return render(request, "campaign.html#table", context)
+    context["closed_slot"] = closed_slot
+    response = render(request, "campaign.html#table", context)
+    if focus:
+        trigger_client_event(response, "twelveplus:focus", {"value": focus}, after="settle")
+    return response
 
 
 def announcement(outcome: actions.Outcome) -> str:
@@ -226,10 +250,15 @@ def close_form(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
 @require_POST
 def undo(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
+    # The button names the event it undoes; a second tab or a double submit that comes later undoes nothing more.
+    event = request.POST.get("event", "")
+    expected = int(event) if event.isascii() and event.isdigit() else (None if event == "" else 0)
     try:
-        announce = _("Deshecho. ") + announcement(actions.undo(campaign, by=request.user))
+        announce = _("Deshecho. ") + announcement(actions.undo(campaign, by=request.user, event=expected))
     except actions.ActionError as error:
-        announce = error.message  # nothing left to undo: say so, change nothing
+        announce = error.message  # nothing left to undo, or not that: say so, change nothing
+        if not request.htmx:
+            messages.error(request, error.message)
     if not request.htmx:
         return redirect("campaign", campaign.pk)
-    return render_table(request, campaign, announce)
+    return render_table(request, campaign, announce, focus="undo-form")

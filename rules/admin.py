@@ -2,24 +2,37 @@ from django.contrib import admin
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from .models import Disease, Illness, Wound
+
+# Django's admin asks for this heading and its Spanish catalogue leaves it blank ("Search enfermedades"): ours has it.
+ADMIN_SEARCH_HEADING = gettext_noop("Search %(name)s")
 
 
 @admin.register(Disease)
 class DiseaseAdmin(admin.ModelAdmin):
+    """The site's shared diseases, available in every campaign. A campaign's own diseases belong to its GM, who
+    changes them on the campaign's diseases page (logged and undoable there): here they are read only."""
+
     list_display = ["name", "category", "penalty", "pg_per_week", "campaign", "builtin", "retired"]
     list_filter = ["category", "campaign", "retired", "builtin"]
     search_fields = ["name", "campaign__name"]
+    exclude = ["campaign"]
     actions = ["retire"]
 
     @admin.action(description=_("Retirar las enfermedades seleccionadas"))
     def retire(self, request: HttpRequest, queryset: QuerySet[Disease]) -> None:
-        queryset.update(retired=True)
+        queryset.filter(campaign=None).update(retired=True)
+
+    def has_change_permission(self, request: HttpRequest, obj: Disease | None = None) -> bool:
+        if obj is not None and obj.campaign_id is not None:
+            return False
+        return super().has_change_permission(request, obj)
 
     def has_delete_permission(self, request: HttpRequest, obj: Disease | None = None) -> bool:
         # A disease someone has had stays: history points at it. Retire it instead.
-        if obj is not None and (obj.builtin or obj.illnesses.exists()):
+        if obj is not None and (obj.builtin or obj.campaign_id is not None or obj.illnesses.exists()):
             return False
         return super().has_delete_permission(request, obj)
 

@@ -296,11 +296,14 @@ class Health:
 
     @property
     def pg(self) -> int:
+        # RULES.md section 4, "dead means PG 0, always": a raised CON does not bring the dead back.
+        if self.died_at is not None:
+            return 0
         return min(max(self.max_pg - self.damage, 0), self.max_pg)
 
     @property
     def dead(self) -> bool:
-        return self.died_at is not None
+        return self.died_at is not None or self.pg == 0
 
     @property
     def day(self) -> int:
@@ -424,7 +427,7 @@ def _pg_of(constitution: int, wounds: Iterable[Wound]) -> int:
 def advance(health: Health, seconds: int, resting: bool = True) -> Health:
     """The state after `seconds` more campaign time; rest-only recovery counts only if `resting`."""
     end = health.now + _whole("seconds", seconds)
-    if health.dead:
+    if health.died_at is not None:
         return replace(health, now=end)
     if health.pg == 0:
         # Only reachable for a state built by hand; the death belongs to the moment it is first seen.
@@ -483,7 +486,7 @@ class Refused(ValueError):
         self.reason = reason
 
 
-REFUSALS = ("dead", "cured", "treated", "medicated")
+REFUSALS = ("dead", "exertion", "cured", "treated", "medicated")
 
 
 def _alive(health: Health, action: str) -> None:
@@ -500,11 +503,27 @@ def apply_wound(health: Health, wound: Wound) -> Health:
     if not isinstance(wound, Wound):
         raise ValueError(f"not a Wound: {wound!r}")
     after = replace(health, wounds=(*health.wounds, replace(wound, inflicted_at=health.now)))
-    if health.dead:
+    if health.died_at is not None:
         return after
     if after.pg == 0:
-        return replace(after, died_at=health.now, progress=())
+        return _died(after)
     return _rebased(health, after)
+
+
+def _died(health: Health) -> Health:
+    """PG reached 0: the character dies now, and its recovery progress goes (RULES.md section 7.2)."""
+    return replace(health, died_at=health.now, progress=())
+
+
+def change_constitution(health: Health, constitution: int) -> Health:
+    """A CON edit (RULES.md section 7.9): max PG moves with it and the outstanding damage stays. If that brings PG to
+    0 the character dies now; the dead stay dead, at 0 PG, whatever their new CON."""
+    if health.died_at is None and health.pg == 0:
+        health = _died(health)  # already at 0 PG with no death recorded: it died before this edit, not after
+    after = replace(health, constitution=_constitution(constitution))
+    if after.died_at is None and after.pg == 0:
+        return _died(after)
+    return after
 
 
 @dataclass(frozen=True)
@@ -537,9 +556,11 @@ def roll_check(
 def exertion_check(health: Health, die: int) -> tuple[Health, CheckResult]:
     """1d12 + CON (an *other* roll) against 12; failure costs 1 PG of kind exertion.
 
-    Meant for PG ≤ 4 (`health.penalties.exertion`); the engine allows it at any PG and leaves the warning to the caller.
+    RULES.md section 4: the check exists only while 1 ≤ PG ≤ 4; it is refused at 5 PG or more and for the dead.
     """
     _alive(health, "make an exertion check")
+    if not health.penalties.exertion:
+        raise Refused("exertion", f"no exertion check at {health.pg} PG: only while PG is 4 or less")
     result = roll_check(die, EXERTION_DIE, health.constitution, penalty_parts(health, "other"), EXERTION_DIFFICULTY)
     if result.success:
         return health, result

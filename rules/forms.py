@@ -2,52 +2,42 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 from django import forms
-from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy as _
 
-from campaigns.models import Campaign
-from rules.models import Disease
-
-if TYPE_CHECKING:
-    from django_stubs_ext import StrOrPromise
-
-# Narrower than the database columns, so that a typo like 99999999999 is a clear message, not a 500.
-PENALTY_MIN = -20
-PG_PER_WEEK_MAX = 100
+from rules.actions import DiseaseSheet
+from rules.models import PENALTY_MIN, PG_PER_WEEK_MAX, Category, Disease
 
 
-class DiseaseForm(forms.ModelForm):
-    class Meta:
-        model = Disease
-        fields = ["name", "category", "penalty", "pg_per_week"]
+class DiseaseForm(forms.Form):
+    """What a person can get wrong in a disease; rules.actions checks the rest (the name, the weekly loss)."""
 
-    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
+    name = forms.CharField(label=_("nombre"), max_length=80)
+    category = forms.ChoiceField(label=_("categoría"), choices=Category.choices)
+    penalty = forms.IntegerField(
+        label=_("penalización a todas las tiradas"),
+        min_value=PENALTY_MIN,
+        max_value=0,
+        help_text=_("Un número entero ≤ 0."),
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
+    pg_per_week = forms.IntegerField(
+        label=_("PG perdidos por semana"),
+        required=False,
+        min_value=1,
+        max_value=PG_PER_WEEK_MAX,
+        help_text=_("Solo enfermedades graves: un número ≥ 1."),
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
+
+    def __init__(self, *args: Any, disease: Disease | None = None, **kwargs: Any) -> None:
+        if disease is not None:
+            kwargs.setdefault("initial", {name: getattr(disease, name) for name in self.base_fields})
         super().__init__(*args, **kwargs)
-        self.campaign = campaign
-        self._limit("penalty", PENALTY_MIN, 0, max_message=gettext_lazy("La penalización debe ser 0 o negativa."))
-        self._limit("pg_per_week", 1, PG_PER_WEEK_MAX)
+        self.fields["penalty"].error_messages["max_value"] = _("La penalización debe ser 0 o negativa.")
 
-    def _limit(self, name: str, low: int, high: int, max_message: StrOrPromise | None = None) -> None:
-        field = cast(forms.IntegerField, self.fields[name])
-        field.min_value, field.max_value = low, high
-        bounds = (MinValueValidator, MaxValueValidator)
-        field.validators = [v for v in field.validators if not isinstance(v, bounds)]  # one message, not two
-        field.validators += [MinValueValidator(low), MaxValueValidator(high, message=max_message)]
-        field.widget.attrs.update(min=low, max=high, inputmode="numeric")
-
-    def clean_name(self) -> str:
-        name = self.cleaned_data["name"]
-        # Two active diseases with one name would be ambiguous in the GM's "expose" list. A retired one may share it;
-        # bringing it back is checked in disease_retire.
-        if not self.instance.retired and name_taken(self.campaign, name, exclude=self.instance):
-            raise ValidationError(_("Ya hay una enfermedad activa con este nombre en esta campaña."))
-        return name
-
-
-def name_taken(campaign: Campaign, name: str, exclude: Disease) -> bool:
-    return Disease.objects.available_in(campaign).filter(name__iexact=name).exclude(pk=exclude.pk).exists()
+    def sheet(self) -> DiseaseSheet:
+        data = self.cleaned_data
+        return DiseaseSheet(data["name"], data["category"], data["penalty"], data["pg_per_week"])

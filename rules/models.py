@@ -64,6 +64,27 @@ class DiseaseQuerySet(models.QuerySet["Disease"]):
         return self.filter(Q(campaign=None) | Q(campaign=campaign), retired=False)
 
 
+# A disease's numbers (RULES.md section 5), narrower than the database columns so that a typo is a clear message.
+PENALTY_MIN = -20
+PG_PER_WEEK_MAX = 100
+
+
+def disease_errors(category: str, penalty: int | None, pg_per_week: int | None) -> dict[str, str]:
+    """What is wrong with a disease's numbers, by field (RULES.md section 5); empty when nothing is."""
+    errors: dict[str, object] = {}
+    if penalty is not None and not PENALTY_MIN <= penalty <= 0:
+        errors["penalty"] = _("La penalización debe estar entre %(low)s y 0.") % {"low": PENALTY_MIN}
+    if category == Category.SERIOUS and (pg_per_week is None or not 1 <= pg_per_week <= PG_PER_WEEK_MAX):
+        errors["pg_per_week"] = _("Una enfermedad grave pierde entre 1 y %(max)s PG por semana.") % {
+            "max": PG_PER_WEEK_MAX
+        }
+    if category == Category.COMMON and pg_per_week:
+        errors["pg_per_week"] = _("Una enfermedad común no hace perder PG: deja este campo vacío.")
+    if category not in Category.values:
+        errors["category"] = _("Elige común o grave.")
+    return {field: str(message) for field, message in errors.items()}
+
+
 class Disease(models.Model):
     name = models.CharField(_("nombre"), max_length=80)
     category = models.CharField(_("categoría"), max_length=10, choices=Category.choices)
@@ -102,13 +123,7 @@ class Disease(models.Model):
         return self.name
 
     def clean(self) -> None:
-        errors = {}
-        if self.penalty is not None and self.penalty > 0:
-            errors["penalty"] = _("La penalización debe ser 0 o negativa.")
-        if self.category == Category.SERIOUS and (self.pg_per_week is None or self.pg_per_week < 1):
-            errors["pg_per_week"] = _("Una enfermedad grave pierde al menos 1 PG por semana.")
-        if self.category == Category.COMMON and self.pg_per_week:
-            errors["pg_per_week"] = _("Una enfermedad común no hace perder PG: deja este campo vacío.")
+        errors = disease_errors(self.category, self.penalty, self.pg_per_week)
         if errors:
             raise ValidationError(errors)
 

@@ -5,7 +5,6 @@ A disease someone has had is never deleted (history points at it): it is retired
 """
 
 from django.contrib import messages
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -13,13 +12,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns.access import campaign_for_gm
 from campaigns.models import Campaign
-from rules.forms import DiseaseForm, name_taken
+from rules import actions
+from rules.forms import DiseaseForm
 from rules.models import Disease
-
-
-def lock_campaign(campaign: Campaign) -> None:
-    # Serialises the GM's disease edits in one campaign, so that two tabs cannot both pass the name check.
-    Campaign.objects.select_for_update().filter(pk=campaign.pk).exists()
 
 
 def get_disease_for_gm(campaign: Campaign, disease_id: int) -> Disease:
@@ -40,19 +35,22 @@ def disease_list(request: HttpRequest, campaign_id: int) -> HttpResponse:
     )
 
 
+def refused(form: DiseaseForm, error: actions.ActionError) -> None:
+    form.add_error(error.field if error.field in form.fields else None, error.message)
+
+
 @require_http_methods(["GET", "POST"])
 def disease_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = campaign_for_gm(request.user, campaign_id)
-    form = DiseaseForm(request.POST or None, campaign=campaign)
-    if request.method == "POST":
-        with transaction.atomic():
-            lock_campaign(campaign)
-            if form.is_valid():
-                disease = form.save(commit=False)
-                disease.campaign = campaign
-                disease.save()
-                messages.success(request, _("Enfermedad «%(name)s» creada.") % {"name": disease.name})
-                return redirect("diseases", campaign.pk)
+    form = DiseaseForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            actions.add_disease(campaign, form.sheet(), by=request.user)
+        except actions.ActionError as error:
+            refused(form, error)
+        else:
+            messages.success(request, _("Enfermedad «%(name)s» creada.") % {"name": form.sheet().name})
+            return redirect("diseases", campaign.pk)
     return render(
         request, "disease_form.html", {"campaign": campaign, "form": form}, status=400 if form.errors else 200
     )
@@ -62,17 +60,16 @@ def disease_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def disease_edit(request: HttpRequest, campaign_id: int, disease_id: int) -> HttpResponse:
     campaign = campaign_for_gm(request.user, campaign_id)
     disease = get_disease_for_gm(campaign, disease_id)
-    form = DiseaseForm(request.POST or None, instance=disease, campaign=campaign)
-    if request.method == "POST":
-        with transaction.atomic():
-            lock_campaign(campaign)
-            if form.is_valid():
-                # Illnesses copy the numbers when they start, so this rewrites no one's history.
-                form.save()
-                messages.success(request, _("Enfermedad «%(name)s» guardada.") % {"name": disease.name})
-                return redirect("diseases", campaign.pk)
-        # A failed ModelForm has already written the bad values into the instance; show the saved name instead.
-        disease.refresh_from_db()
+    form = DiseaseForm(request.POST or None, disease=disease)
+    if request.method == "POST" and form.is_valid():
+        try:
+            # Illnesses copy the numbers when they start, so this rewrites no one's history.
+            actions.edit_disease(campaign, disease, form.sheet(), by=request.user)
+        except actions.ActionError as error:
+            refused(form, error)
+        else:
+            messages.success(request, _("Enfermedad «%(name)s» guardada.") % {"name": form.sheet().name})
+            return redirect("diseases", campaign.pk)
     return render(
         request,
         "disease_form.html",
@@ -85,23 +82,16 @@ def disease_edit(request: HttpRequest, campaign_id: int, disease_id: int) -> Htt
 def disease_retire(request: HttpRequest, campaign_id: int, disease_id: int) -> HttpResponse:
     """Retire an active disease (no one can catch it any more) or bring a retired one back."""
     campaign = campaign_for_gm(request.user, campaign_id)
-    with transaction.atomic():
-        lock_campaign(campaign)
-        disease = get_disease_for_gm(campaign, disease_id)
-        if not disease.retired:
-            disease.retired = True
-            disease.save(update_fields=["retired"])
+    disease = get_disease_for_gm(campaign, disease_id)
+    try:
+        if disease.retired:
+            actions.restore_disease(campaign, disease, by=request.user)
+            messages.success(request, _("Enfermedad «%(name)s» disponible de nuevo.") % {"name": disease.name})
+        else:
+            actions.retire_disease(campaign, disease, by=request.user)
             messages.success(
                 request, _("Enfermedad «%(name)s» retirada: ya no se puede contraer.") % {"name": disease.name}
             )
-        elif name_taken(campaign, disease.name, exclude=disease):
-            messages.error(
-                request,
-                _("No se puede recuperar «%(name)s»: ya hay una enfermedad activa con ese nombre.")
-                % {"name": disease.name},
-            )
-        else:
-            disease.retired = False
-            disease.save(update_fields=["retired"])
-            messages.success(request, _("Enfermedad «%(name)s» disponible de nuevo.") % {"name": disease.name})
+    except actions.ActionError as error:
+        messages.error(request, error.message)
     return redirect("diseases", campaign.pk)

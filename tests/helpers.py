@@ -7,19 +7,21 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import psycopg
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.db import close_old_connections, connection
+from django.db.models import Q
 from django.test import Client
 from playwright.sync_api import Page, expect
 
-from campaigns.models import Campaign, Event, Invitation
+from campaigns.models import Campaign, Event, Invitation, Membership
 from characters.models import Character
 from rules import engine, mapping, notify
 from rules.models import Disease, Illness, Wound
@@ -87,6 +89,91 @@ def engine_health(character: Character) -> engine.Health:
 def engine_pg(character: Character) -> int:
     """What the engine computes from the stored rows — must equal the stored pg."""
     return engine_health(character).pg
+
+
+def stored_health(character: Character | int) -> engine.Health:
+    """Like engine_health, for any character of the database, removed ones too."""
+    pk = character if isinstance(character, int) else character.pk
+    row = Character.everyone.select_related("campaign").get(pk=pk)
+    wounds = list(Wound.objects.filter(character=row).order_by("id"))
+    illnesses = list(Illness.objects.filter(character=row).select_related("disease").order_by("id"))
+    return mapping.health_of(row, wounds, illnesses, row.campaign.clock)
+
+
+def comparable(health: engine.Health) -> engine.Health:
+    """A state to compare with the log's: its clock aside, and illnesses without their disease's current name (a
+    disease renamed later renames the stored episodes, not the log)."""
+    return replace(health, now=0, illnesses=tuple(replace(illness, name="") for illness in health.illnesses))
+
+
+def log_mismatches(campaign: Campaign | int) -> list[str]:
+    """The stored state must equal a replay of the log: for every character of the campaign (removed ones too), its
+    stored state (the engine's, from its rows) equals the `after` of the latest event that holds it, or a fresh
+    character's if none does. Also checks the stored PG and death against that state. Returns what differs."""
+    campaign_id = campaign if isinstance(campaign, int) else campaign.pk
+    latest: dict[int, dict] = {}
+    for event in Event.objects.filter(campaign_id=campaign_id).order_by("id"):
+        for pk, state in event.after.items():
+            latest[int(pk)] = state
+    problems = []
+    for row in Character.everyone.filter(campaign_id=campaign_id).order_by("id"):
+        health = stored_health(row)
+        expected = mapping.from_json(latest[row.pk]) if row.pk in latest else engine.Health(row.constitution)
+        if comparable(health) != comparable(expected):
+            problems.append(f"{row.name}: stored {comparable(health)} != log {comparable(expected)}")
+        if (row.pg, row.died_at) != (health.pg, health.died_at):
+            problems.append(f"{row.name}: stored pg/died_at {(row.pg, row.died_at)} != engine's")
+        if row.constitution != expected.constitution:
+            problems.append(f"{row.name}: CON {row.constitution} != log {expected.constitution}")
+    return problems
+
+
+def death_invariant_violations() -> list[tuple]:
+    """RULES.md section 4, "dead means PG 0, always": no one alive at 0 PG, no one dead above it."""
+    return list(
+        Character.everyone.filter(Q(pg=0, died_at=None) | Q(died_at__isnull=False, pg__gt=0)).values_list(
+            "name", "pg", "died_at"
+        )
+    )
+
+
+def full_snapshot(campaign: Campaign) -> dict[str, object]:
+    """Everything a campaign's events may change, removed characters included: compare one taken at the start with
+    one after undoing everything. The version only grows (it counts changes), so it is left out."""
+    characters = Character.everyone.filter(campaign=campaign).order_by("id")
+    return {
+        "campaign": Campaign.objects.filter(pk=campaign.pk).values_list("name", "gm", "clock").get(),
+        "characters": list(characters.values()),
+        "wounds": list(Wound.objects.filter(character__campaign=campaign).order_by("id").values()),
+        "illnesses": list(Illness.objects.filter(character__campaign=campaign).order_by("id").values()),
+        "invitations": list(Invitation.objects.filter(campaign=campaign).order_by("id").values()),
+        "members": sorted(Membership.objects.filter(campaign=campaign).values_list("user_id", flat=True)),
+        "diseases": list(Disease.objects.filter(campaign=campaign).order_by("id").values()),
+    }
+
+
+def run_at_once(jobs: list[Callable[[], object]]) -> list[BaseException]:
+    """Start every job on its own thread (each with its own database connection) behind one barrier; return what
+    they raised. For tests marked django_db(transaction=True): each thread commits for real."""
+    barrier = threading.Barrier(len(jobs))
+    errors: list[BaseException] = []
+
+    def worker(job: Callable[[], object]) -> None:
+        try:
+            barrier.wait()
+            job()
+        except BaseException as error:  # reported to the test
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker, args=(job,)) for job in jobs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    close_old_connections()
+    return errors
 
 
 def plague() -> Disease:

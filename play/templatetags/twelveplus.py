@@ -1,4 +1,7 @@
+import segno
 from django import template
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
 
 from campaigns.clock import format_clock, format_duration
 from play.cards import signed
@@ -20,3 +23,11 @@ def duration(seconds: int | None) -> str:
 @register.filter(name="signed")
 def signed_number(number: int) -> str:
     return signed(number)
+
+
+@register.filter
+def qr(link: str) -> str:
+    """A QR code of the link, as inline SVG drawn on the server (no script, no image request), for a phone to scan."""
+    code = segno.make(link, error="m")
+    svg = code.svg_inline(scale=3, border=2, title=str(_("Código QR del enlace de invitación")))
+    return mark_safe(svg)  # noqa: S308 — segno's own markup, built from a URL it encodes, not from the page

@@ -1,5 +1,8 @@
 """Two browsers on a real ASGI server: what the GM does shows on the player's phone at once, without a reload."""
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
@@ -7,6 +10,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from campaigns.models import Campaign
 from characters.models import Character
+from rules import actions
+from rules.damage import Attack
 from tests.helpers import card, log_in, screenshot, settled, watch_errors
 from tests.servers import asgi_server
 
@@ -60,10 +65,56 @@ def play_the_scene(gm: Page, player: Page, base: str, campaign: Campaign) -> Non
     expect(player.locator(".entries")).to_contain_text("Esfuerzo de Borin")
 
     # Undo: the player sees the PG come back and the entry struck through.
-    gm.get_by_role("button", name="Deshacer el último cambio").click()
+    gm.get_by_role("button", name="Deshacer: Esfuerzo de Borin").click()
     expect(pg).to_have_text("4")
     expect(player.locator(".entry.undone").first).to_contain_text("Esfuerzo de Borin")
 
     assert player.evaluate("window.stillTheSamePage") is True  # no reload, no navigation
     screenshot(player, "live-player-phone")
     screenshot(gm, "live-gm")
+
+
+@contextmanager
+def open_table(browser: Browser, campaign: Campaign) -> Iterator[Page]:
+    """The GM's table of the demo open in a browser on a real ASGI server, for changes made elsewhere to reach."""
+    get_user_model().objects.filter(username="narrador").update(
+        password=PBKDF2PasswordHasher().encode("cripta-narrador", PBKDF2PasswordHasher().salt())
+    )
+    context = browser.new_context(locale="es-ES", viewport={"width": 1280, "height": 900})
+    try:
+        gm = watch_errors(context.new_page())
+        with asgi_server() as base:
+            log_in(gm, base, "narrador", "cripta-narrador")
+            gm.goto(f"{base}/campaigns/{campaign.pk}/")
+            gm.evaluate("window.stillTheSamePage = true")
+            yield gm
+            assert gm.evaluate("window.stillTheSamePage") is True
+        assert gm.errors == []
+    finally:
+        context.close()
+
+
+def test_an_open_table_offers_the_actions_a_fresh_load_would(browser: Browser, demo: Campaign):
+    """Live equals reload (DESIGN.md principle 3): after a change made in another tab or by a script, each card on an
+    open table offers the action links a fresh load would (RULES.md section 4: exertion only at 1–4 PG)."""
+    narrador = get_user_model().objects.get(username="narrador")
+    borin = Character.objects.get(name="Borin")
+    with open_table(browser, demo) as gm:
+        expect(card(gm, "Borin").get_by_role("link", name="Esfuerzo")).to_have_count(0)
+        actions.apply_damage(demo, [borin], Attack(amount=borin.pg - 4), by=narrador)
+        expect(card(gm, "Borin").locator(".pg-value")).to_have_text("4")
+        expect(card(gm, "Borin").get_by_role("link", name="Esfuerzo")).to_have_count(1)
+        actions.apply_damage(demo, [borin], Attack(amount=4), by=narrador)  # he dies: only "Daño" is left
+        expect(card(gm, "Borin").get_by_text("muerto")).to_be_visible()
+        expect(card(gm, "Borin").get_by_role("link", name="Tratar heridas")).to_have_count(0)
+        expect(card(gm, "Borin").get_by_role("link", name="Esfuerzo")).to_have_count(0)
+
+
+def test_an_open_table_shows_characters_added_and_removed_elsewhere(browser: Browser, demo: Campaign):
+    narrador = get_user_model().objects.get(username="narrador")
+    with open_table(browser, demo) as gm:
+        expect(card(gm, "Sibila")).to_have_count(1)
+        actions.add_character(demo, actions.Sheet("Eira", 9), by=narrador)
+        expect(card(gm, "Eira")).to_have_count(1)
+        actions.remove_character(demo, Character.objects.get(name="Sibila"), by=narrador)
+        expect(card(gm, "Sibila")).to_have_count(0)

@@ -97,7 +97,8 @@ def test_gm_runs_a_fight_a_fall_a_gas_trap_a_rest_and_a_plague(page: Page, live_
     assert Illness.objects.filter(character__name="Aldara").count() == 1
 
     # Undo the exposure: the illness is gone, the entry is struck through.
-    page.get_by_role("button", name="Deshacer el último cambio").click()
+    # The button names the event it undoes.
+    page.get_by_role("button", name="Deshacer: Exposición a Peste").click()
     expect(card(page, "Aldara").get_by_text("Peste")).to_have_count(0)
     expect(page.locator(".entry.undone").first).to_contain_text("Exposición a Peste")
     assert Illness.objects.filter(character__name="Aldara").count() == 0

@@ -88,6 +88,11 @@ MATRIX = {
     ),
     # The token is the capability: any signed-in user who has the link may open it.
     "invitation": ("get", lambda w: {"token": w.invite_a.token}, everyone(200)),
+    "invitation_revoke": (
+        "post",
+        lambda w: {"campaign_id": w.campaign_a.pk, "invitation_id": w.invite_a.pk},
+        only({"gm_a": 302}),
+    ),
 }
 
 

@@ -1,8 +1,11 @@
 import pytest
 from django.urls import reverse
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Event
 from characters.models import Character
+from rules import actions
+from rules.damage import Attack
+from rules.models import Wound
 from tests.helpers import World, client_for
 
 VALID = {"name": "Eira", "constitution": "9", "jump": "3", "heal_wounds": "1", "weight_kg": "60", "notes": ""}
@@ -71,6 +74,59 @@ def test_gm_deletes_a_character(world: World):
     assert client_for(world.gm_a).post(character_url(world, "character_delete")).status_code == 302
     assert not Character.objects.filter(pk=world.char_a1.pk).exists()
     assert Character.objects.filter(pk=world.char_a2.pk).exists()
+
+
+def test_the_delete_page_says_the_history_stays_and_undo_brings_it_back(world: World):
+    html = client_for(world.gm_a).get(character_url(world, "character_delete")).content.decode()
+    assert "Su historial se conserva" in html and "«Deshacer» en el registro lo devuelve" in html
+    assert "No se puede deshacer" not in html
+
+
+def test_removing_keeps_the_row_its_wounds_and_its_log(world: World):
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=12), by=world.gm_a)
+    response = client_for(world.gm_a).post(character_url(world, "character_delete"), follow=True)
+    assert "Deshacer" in response.content.decode()
+    aldara = Character.everyone.get(pk=world.char_a1.pk)
+    assert aldara.removed and aldara.pg == 68 and Wound.objects.filter(character=aldara).count() == 1
+    assert list(Event.objects.order_by("id").values_list("action", flat=True)) == ["damage", "character_removed"]
+    # Gone from every page: the table, the player's page, the sheet.
+    assert client_for(world.player_a).get(character_url(world, "character")).status_code == 404
+    assert client_for(world.gm_a).get(character_url(world, "character_edit")).status_code == 404
+
+
+def test_the_edit_form_never_writes_over_later_damage(world: World):
+    """The form was opened, damage came, then the form was saved: PG keeps the damage."""
+    client = client_for(world.gm_a)
+    assert client.get(character_url(world, "character_edit")).status_code == 200
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=30), by=world.gm_a)
+    data = {**VALID, "name": "Aldara", "constitution": "8", "player": world.player_a.pk}
+    assert client.post(character_url(world, "character_edit"), {**data, "jump": "5"}).status_code == 302
+    aldara = Character.objects.get(pk=world.char_a1.pk)
+    assert (aldara.jump, aldara.pg) == (5, 50)
+    event = Event.objects.latest("id")
+    assert (event.action, set(event.details["changes"])) == ("character_edited", {"jump", "heal_wounds", "weight_kg"})
+
+
+def test_an_edit_that_changes_nothing_says_so_and_logs_nothing(world: World):
+    data = {"name": "Aldara", "constitution": "8", "jump": "0", "heal_wounds": "0", "weight_kg": "70", "notes": ""}
+    response = client_for(world.gm_a).post(
+        character_url(world, "character_edit"), {**data, "player": world.player_a.pk}, follow=True
+    )
+    assert "Nada que guardar" in response.content.decode()
+    assert not Event.objects.exists()
+
+
+def test_creating_and_editing_are_logged(world: World):
+    client = client_for(world.gm_a)
+    client.post(create_url(world), VALID)
+    eira = Character.objects.get(name="Eira")
+    url = reverse("character_edit", kwargs={"campaign_id": world.campaign_a.pk, "character_id": eira.pk})
+    client.post(url, {**VALID, "constitution": "10"})
+    assert list(Event.objects.order_by("id").values_list("action", flat=True)) == [
+        "character_added",
+        "character_edited",
+    ]
+    assert Character.objects.get(pk=eira.pk).pg == 100
 
 
 def test_posting_to_another_gms_campaign_is_404(world: World):

@@ -12,7 +12,7 @@ from httpx_sse import connect_sse
 
 from characters.models import Character
 from rules import actions
-from rules.damage import Attack
+from rules.damage import Attack, Gas
 from tests.helpers import World
 from tests.servers import asgi_server
 
@@ -37,6 +37,8 @@ class Listener:
     def __init__(self, base: str, path: str, user) -> None:
         self.received: list[tuple[str, str]] = []
         self.raw: list[str] = []
+        self.status: int | None = None
+        self.ended = threading.Event()  # set when the stream is over, whoever ended it
         self.client = httpx.Client(base_url=base, cookies=session_cookies(user), timeout=httpx.Timeout(5, read=60))
         self.thread = threading.Thread(target=self.run, args=(path,), daemon=True)
         self.thread.start()
@@ -50,6 +52,8 @@ class Listener:
                     self.received.append((event.event, event.data))
         except Exception as error:  # closed by the test, or the server went away
             self.received.append(("error", str(error)))
+        finally:
+            self.ended.set()
 
     def wait_for(self, name: str, contains: str = "", timeout: float = 15) -> str:
         """Wait until some event received so far (or later) has this name and contains this text."""
@@ -76,10 +80,10 @@ def stream_path(world: World) -> str:
 def test_a_change_reaches_a_connected_client(world: World, server):
     gm = Listener(server, stream_path(world), world.gm_a)
     try:
-        gm.wait_for(f"card-{world.char_a1.pk}", pg_text(80, 80))  # the current state comes first
+        gm.wait_for("cards", pg_text(80, 80))  # the current state comes first
         gm.wait_for("clock", "Día 1, 00:00")
         actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=12), by=world.gm_a)
-        gm.wait_for(f"card-{world.char_a1.pk}", pg_text(68, 80))
+        gm.wait_for("cards", pg_text(68, 80))
         gm.wait_for("log", "Aldara pierde 12 PG")
         actions.advance_clock(world.campaign_a, 86400, by=world.gm_a)
         gm.wait_for("clock", "Día 2, 00:00")
@@ -123,7 +127,7 @@ def test_a_player_stream_carries_only_their_own_character(world: World, server):
         player.wait_for(f"sheet-{world.char_a1.pk}", pg_text(75, 80))
         everything = "\n".join(player.raw)
         others = (world.char_a2, world.npc_a)
-        assert not any(f"card-{c.pk}" in everything or f"sheet-{c.pk}" in everything for c in others)
+        assert not any(f'id="character-{c.pk}"' in everything or f"sheet-{c.pk}" in everything for c in others)
         assert "Borin" not in everything and "Tomás" not in everything and "/act/" not in everything
         assert not any(event == "log" for event, _data in player.received)  # the GM's log stays with the GM
     finally:
@@ -141,7 +145,7 @@ def test_outsiders_cannot_open_the_stream(world: World, server):
 def test_the_stream_recovers_when_the_listener_connection_is_killed(world: World, server):
     gm = Listener(server, stream_path(world), world.gm_a)
     try:
-        gm.wait_for(f"card-{world.char_a1.pk}", pg_text(80, 80))
+        gm.wait_for("cards", pg_text(80, 80))
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
@@ -150,9 +154,79 @@ def test_the_stream_recovers_when_the_listener_connection_is_killed(world: World
             assert cursor.fetchone()[0] >= 1
         # A change made while the listener is down is not lost: the reconnect resends the current state.
         actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a)
-        gm.wait_for(f"card-{world.char_a1.pk}", pg_text(75, 80), timeout=20)
+        gm.wait_for("cards", pg_text(75, 80), timeout=20)
         actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a)
-        gm.wait_for(f"card-{world.char_a1.pk}", pg_text(70, 80), timeout=20)
+        gm.wait_for("cards", pg_text(70, 80), timeout=20)
     finally:
         gm.close()
     assert Character.objects.get(pk=world.char_a1.pk).pg == 70
+
+
+# --- live access follows membership (issue 9) ------------------------------------------------------------------------
+
+
+def stream_status(base: str, world: World, user) -> int:
+    with (
+        httpx.Client(base_url=base, cookies=session_cookies(user)) as client,
+        client.stream("GET", stream_path(world)) as response,
+    ):
+        return response.status_code
+
+
+def test_a_replaced_gm_stops_receiving_and_the_new_one_can_watch(world: World, server):
+    old_gm = Listener(server, stream_path(world), world.gm_a)
+    player = Listener(server, stream_path(world), world.player_a)
+    try:
+        old_gm.wait_for("cards", pg_text(80, 80))
+        player.wait_for(f"sheet-{world.char_a1.pk}", pg_text(80, 80))
+        actions.edit_campaign(world.campaign_a, name="A", gm=world.gm_b, by=None)  # an admin's change
+        assert old_gm.ended.wait(15), "the old GM's stream is still open"
+        received = len(old_gm.raw)
+        # A later change reaches those who may still watch (the barrier), and no more reaches the old GM.
+        actions.apply_damage(world.campaign_a, [world.char_a1], Gas(turns=3), by=world.gm_b)
+        player.wait_for(f"sheet-{world.char_a1.pk}", pg_text(77, 80))
+        assert len(old_gm.raw) == received and not any(pg_text(77, 80) in text for text in old_gm.raw)
+        assert stream_status(server, world, world.gm_a) == 404  # nor can they come back
+        new_gm = Listener(server, stream_path(world), world.gm_b)
+        try:
+            new_gm.wait_for("cards", pg_text(77, 80))
+            new_gm.wait_for("log", "Campaña editada")
+        finally:
+            new_gm.close()
+        assert not player.ended.is_set()  # the player is still a member with a character
+    finally:
+        old_gm.close()
+        player.close()
+
+
+def test_a_player_whose_only_character_is_given_to_nobody_stops_receiving(world: World, server):
+    player = Listener(server, stream_path(world), world.player_a)
+    other = Listener(server, stream_path(world), world.player_a2)
+    try:
+        player.wait_for(f"sheet-{world.char_a1.pk}", pg_text(80, 80))
+        other.wait_for(f"sheet-{world.char_a2.pk}", pg_text(120, 120))
+        sheet = actions.Sheet("Aldara", 8)  # no player: an NPC now
+        actions.edit_character(world.campaign_a, world.char_a1, sheet, by=world.gm_a)
+        assert player.ended.wait(15), "the player's stream is still open"
+        received = len(player.raw)
+        # The barrier: a change to both characters reaches the other player; nothing more reaches the first one.
+        actions.apply_damage(world.campaign_a, [world.char_a1, world.char_a2], Gas(turns=2), by=world.gm_a)
+        other.wait_for(f"sheet-{world.char_a2.pk}", pg_text(118, 120))
+        assert len(player.raw) == received and not any(pg_text(78, 80) in text for text in player.raw)
+        assert stream_status(server, world, world.player_a) == 404  # a member with no character here any more
+        assert not other.ended.is_set()
+    finally:
+        player.close()
+        other.close()
+
+
+def test_a_player_who_claims_a_character_can_watch_it(world: World, server):
+    assert stream_status(server, world, world.outsider) == 404
+    actions.claim_invitation(world.invite_a.token, world.outsider)
+    newcomer = Listener(server, stream_path(world), world.outsider)
+    try:
+        newcomer.wait_for(f"sheet-{world.npc_a.pk}", pg_text(50, 50))
+        actions.undo(world.campaign_a, by=world.gm_a)  # the claim is undone: no longer a member
+        assert newcomer.ended.wait(15), "the stream outlived the membership"
+    finally:
+        newcomer.close()

@@ -134,7 +134,11 @@ def test_bad_damage_input_shows_a_message_and_changes_nothing(world: World, data
     response = post(world, "damage", {**data, "slot": str(world.char_a1.pk)})
     assert response.status_code == 422
     assert message in response.content.decode()
-    assert response.headers["HX-Retarget"] == f"#form-{world.char_a1.pk}"
+    # Into the card's slot, which is always on the table (the quick-damage box has no form open there).
+    assert (response.headers["HX-Retarget"], response.headers["HX-Reswap"]) == (
+        f"#slot-{world.char_a1.pk}",
+        "innerHTML",
+    )
     assert snapshot() == before
 
 
@@ -367,9 +371,25 @@ def test_treat_illness_refuses_a_healer_who_cannot_heal(world: World, case: str)
 # --- the dead: the rules' refusals reach the GM in Spanish -----------------------------------------------------------
 
 
-def test_exposing_a_group_with_a_dead_character_is_refused(world: World):
+def test_exposing_a_group_with_a_dead_character_skips_it_and_says_so(world: World):
     kill(world, world.npc_a)
-    data = {"disease": plague().pk, "characters": [world.char_a1.pk, world.npc_a.pk]}
+    data = {
+        "disease": plague().pk,
+        "characters": [world.char_a1.pk, world.npc_a.pk],
+        f"die_{world.char_a1.pk}": "1",
+        f"die_{world.npc_a.pk}": "1",
+    }
+    response = post(world, "expose", data)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Tomás ha muerto: sin tirada" in html and "Aldara enferma" in html
+    assert Illness.objects.filter(character=world.char_a1).exists()
+    assert not Illness.objects.filter(character=world.npc_a).exists()
+
+
+def test_exposing_only_the_dead_is_refused(world: World):
+    kill(world, world.npc_a)
+    data = {"disease": plague().pk, "characters": [world.npc_a.pk]}
     refused(world, "expose", data, "Tomás ha muerto y no puede hacerlo.")
 
 
@@ -429,12 +449,87 @@ def test_undo_button_with_nothing_to_undo_says_so_and_changes_nothing(world: Wor
     assert snapshot() == before
 
 
+def undo_url(world: World) -> str:
+    return reverse("undo", kwargs={"campaign_id": world.campaign_a.pk})
+
+
+def test_the_undo_button_names_its_event_and_carries_its_id(world: World):
+    event = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=7), by=world.gm_a).event
+    html = table(world)
+    assert "Deshacer: Daño: Ataque físico directo</button>" in html
+    assert f'<input type="hidden" name="event" value="{event.pk}">' in html
+    actions.edit_character(
+        world.campaign_a, world.char_a2, actions.Sheet("Borin", 13, player_id=world.player_a2.pk), by=world.gm_a
+    )
+    assert "Deshacer: Hoja de Borin editada</button>" in table(world)
+
+
+def test_with_nothing_to_undo_the_button_is_disabled(world: World):
+    html = table(world)
+    assert "Nada que deshacer" in html and 'name="event"' not in html
+    assert 'class="secondary" disabled>' in html
+
+
+def test_the_undo_button_after_an_action_names_the_next_event(world: World):
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=7), by=world.gm_a)
+    second = actions.advance_clock(world.campaign_a, 3600, by=world.gm_a).event
+    response = client_for(world.gm_a).post(undo_url(world), {"event": second.pk}, **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200 and "Deshacer: Daño: Ataque físico directo" in html
+    assert 'class="entry undone"' in html
+
+
+@pytest.mark.parametrize("htmx", [True, False])
+def test_a_stale_undo_changes_nothing_and_says_why(world: World, htmx: bool):
+    first = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=7), by=world.gm_a).event
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a)
+    before = snapshot()
+    client = client_for(world.gm_a)
+    response = client.post(undo_url(world), {"event": first.pk}, **(HTMX if htmx else {}), follow=not htmx)
+    assert response.status_code == 200
+    assert "Ese cambio ya se deshizo o ya no es el último: mira el registro." in response.content.decode()
+    assert snapshot() == before and pg(world.char_a1) == 68
+
+
+def test_a_double_submitted_undo_undoes_once(world: World):
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=7), by=world.gm_a)
+    second = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a).event
+    client = client_for(world.gm_a)
+    assert client.post(undo_url(world), {"event": second.pk}, **HTMX).status_code == 200
+    after_one = snapshot()
+    response = client.post(undo_url(world), {"event": second.pk}, **HTMX)
+    assert "Ese cambio ya se deshizo" in response.content.decode()
+    assert snapshot() == after_one and pg(world.char_a1) == 73
+    assert Event.objects.filter(campaign=world.campaign_a, undone=True).count() == 1
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "0", "٣"])
+def test_an_undo_with_a_made_up_event_id_changes_nothing(world: World, value: str):
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=7), by=world.gm_a)
+    before = snapshot()
+    response = client_for(world.gm_a).post(undo_url(world), {"event": value}, **HTMX)
+    assert response.status_code == 200 and snapshot() == before
+
+
+def test_undo_brings_back_a_removed_character(world: World):
+    actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=8), by=world.gm_a)
+    url = reverse("character_delete", args=[world.campaign_a.pk, world.npc_a.pk])
+    assert client_for(world.gm_a).post(url).status_code == 302
+    html = table(world)
+    assert "Deshacer: Tomás sale de la campaña" in html and f'id="character-{world.npc_a.pk}"' not in html
+    response = undo(world)
+    assert f'id="character-{world.npc_a.pk}"' in response.content.decode()
+    assert pg(world.npc_a) == 42
+
+
 # --- who may act -----------------------------------------------------------------------------------------------------
 
 
 def valid_posts(world: World, healer: Character) -> dict[str, dict]:
-    """For every action, data its GM may post with success (Aldara is wounded and ill with the plague)."""
+    """For every action, data its GM may post with success (Aldara is wounded and ill with the plague; Borin is at
+    3 PG, where each physical action calls for an exertion check)."""
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=3), by=world.gm_a)
+    actions.apply_damage(world.campaign_a, [world.char_a2], Attack(amount=117), by=world.gm_a)
     illness = ill(world)
     return {
         "damage": {"kind": "attack", "amount": "5", "characters": world.char_a1.pk},
@@ -443,14 +538,14 @@ def valid_posts(world: World, healer: Character) -> dict[str, dict]:
         "treat_wounds": {"character": world.char_a1.pk, "healer": healer.pk},
         "treat_illness": {"character": world.char_a1.pk, "illness": illness.pk, "healer": healer.pk},
         "medicate": {"character": world.char_a1.pk, "illness": illness.pk},
-        "exertion": {"character": world.char_a1.pk},
+        "exertion": {"character": world.char_a2.pk},
     }
 
 
 def test_the_gm_may_post_every_action(world: World, healer):
     for action, data in valid_posts(world, healer).items():
         assert post(world, action, data).status_code == 200, action
-    assert Event.objects.filter(campaign=world.campaign_a).count() == 2 + 7
+    assert Event.objects.filter(campaign=world.campaign_a).count() == 3 + 7
 
 
 @pytest.mark.parametrize("persona", ["player_a", "player_a2", "gm_b", "outsider"])

@@ -1,6 +1,7 @@
 """The one write path, through real PostgreSQL: every action, its event, its refusals, undo."""
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -169,11 +170,58 @@ def test_a_wound_on_the_dead_is_recorded_but_pg_stays_at_zero(world: World):
     assert (tomas.pg, tomas.died_at) == (0, 0)
 
 
-def test_a_fall_of_the_dead_is_recorded_without_a_check(world: World):
+def test_a_fall_of_the_dead_alone_is_refused(world: World):
+    """RULES.md section 7.8: the dead make no check, so a fall skips them; with no one else, nothing happens."""
     actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=60), by=world.gm_a)
-    outcome = actions.apply_damage(world.campaign_a, [world.npc_a], Fall(height_m=3), by=world.gm_a)
-    assert outcome.event.details["rolls"] == []
-    assert Wound.objects.filter(character=world.npc_a, kind="fall").count() == 1 and reload(world.npc_a).pg == 0
+    before = snapshot()
+    with pytest.raises(ActionError) as error:
+        actions.apply_damage(world.campaign_a, [world.npc_a], Fall(height_m=3), by=world.gm_a)
+    assert (error.value.field, error.value.message) == ("characters", "Tomás ha muerto y no puede hacerlo.")
+    assert snapshot() == before
+
+
+def test_a_group_fall_skips_the_dead(world: World):
+    actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=60), by=world.gm_a)
+    fall = Fall(height_m=3, difficulty=12, dice={world.char_a1.pk: 1})  # 1 + Saltar 0 fails: 3 + 7 PG
+    outcome = actions.apply_damage(world.campaign_a, [world.char_a1, world.npc_a], fall, by=world.gm_a)
+    details = outcome.event.details
+    assert details["skipped"] == [world.npc_a.pk]
+    assert [roll["character"] for roll in details["rolls"]] == [world.char_a1.pk]
+    assert details["damage"] == {str(world.char_a1.pk): 10}
+    assert details["pg"] == {str(world.char_a1.pk): [80, 70]}
+    assert not Wound.objects.filter(character=world.npc_a, kind="fall").exists()
+    assert (reload(world.char_a1).pg, reload(world.npc_a).pg) == (70, 0)
+    assert outcome.event.characters == [world.char_a1.pk]
+
+
+def test_a_fall_of_several_dead_is_refused_naming_them(world: World):
+    for character in (world.npc_a, world.char_a1):
+        actions.apply_damage(world.campaign_a, [character], Attack(amount=character.max_pg), by=world.gm_a)
+    before = snapshot()
+    with pytest.raises(ActionError) as error:
+        actions.apply_damage(world.campaign_a, [world.char_a1, world.npc_a], Fall(height_m=3), by=world.gm_a)
+    assert (error.value.field, error.value.message) == (
+        "characters",
+        "Todos los elegidos han muerto: Aldara, Tomás.",
+    )
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("damage", [Attack(amount=4), Collision(speed_kmh=30), Drowning(turns=2), Gas(turns=3)])
+def test_other_damage_is_recorded_on_the_dead_at_zero_pg(world: World, damage: Damage):
+    actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=60), by=world.gm_a)
+    outcome = actions.apply_damage(world.campaign_a, [world.char_a1, world.npc_a], damage, by=world.gm_a)
+    assert outcome.event.details["skipped"] == []
+    assert outcome.event.details["pg"][str(world.npc_a.pk)] == [0, 0]
+    assert Wound.objects.filter(character=world.npc_a).count() == 2  # the killing blow and this one
+    tomas = reload(world.npc_a)
+    assert (tomas.pg, tomas.died_at) == (0, 0)
+    assert_stored_pg_matches_engine(world.char_a1, world.npc_a)
+
+
+def test_damage_details_keep_pg_before_and_after(world: World):
+    outcome = actions.apply_damage(world.campaign_a, [world.char_a1, world.npc_a], Attack(amount=55), by=world.gm_a)
+    assert outcome.event.details["pg"] == {str(world.char_a1.pk): [80, 25], str(world.npc_a.pk): [50, 0]}
 
 
 # --- time ------------------------------------------------------------------------------------------------------------
@@ -428,11 +476,30 @@ def test_a_healer_without_curar_heridas_is_refused(world: World, action: str):
     assert (error.field, error.message) == ("healer", "Borin no tiene la habilidad Curar Heridas.")
 
 
-def test_exposing_a_group_with_a_dead_character_is_refused(world: World):
+def test_exposing_a_group_skips_its_dead_members(world: World):
     kill(world, world.npc_a)
     party = [world.char_a1, world.char_a2, world.npc_a]
-    error = refused(lambda: actions.expose(world.campaign_a, party, plague(), by=world.gm_a))
+    dice = {world.char_a1.pk: 1, world.char_a2.pk: 12}  # Aldara 1 + 8 < 12 falls ill; Borin 12 + 12 resists
+    outcome = actions.expose(world.campaign_a, party, plague(), dice_by_character=dice, by=world.gm_a)
+    details = outcome.event.details
+    assert details["skipped"] == [world.npc_a.pk]
+    assert sorted(roll["character"] for roll in details["rolls"]) == sorted([world.char_a1.pk, world.char_a2.pk])
+    assert details["fell_ill"] == [world.char_a1.pk]
+    assert not Illness.objects.filter(character=world.npc_a).exists()
+    assert str(world.npc_a.pk) not in outcome.event.after
+
+
+def test_exposing_only_the_dead_is_refused(world: World):
+    kill(world, world.npc_a)
+    error = refused(lambda: actions.expose(world.campaign_a, [world.npc_a], plague(), by=world.gm_a))
     assert (error.field, error.message) == ("characters", "Tomás ha muerto y no puede hacerlo.")
+
+
+def test_exposing_several_dead_is_refused_naming_them(world: World):
+    kill(world, world.npc_a)
+    kill(world, world.char_a2)
+    error = refused(lambda: actions.expose(world.campaign_a, [world.npc_a, world.char_a2], plague(), by=world.gm_a))
+    assert (error.field, error.message) == ("characters", "Todos los elegidos han muerto: Borin, Tomás.")
 
 
 def test_treating_a_dead_characters_wounds_is_refused(world: World, healer: Character):
@@ -467,7 +534,9 @@ def test_a_failed_exertion_check_costs_one_pg(world: World):
     outcome = actions.exertion(world.campaign_a, world.npc_a, die=10, by=world.gm_a)
     [roll] = outcome.event.details["rolls"]
     assert (roll["total"], roll["success"], roll["penalties"]) == (11, False, [["pg", -4]])
-    assert reload(world.npc_a).pg == 2 and outcome.event.details["required"] is True
+    assert reload(world.npc_a).pg == 2
+    assert outcome.event.details["damage"] == {str(world.npc_a.pk): 1}
+    assert outcome.event.details["pg"] == {str(world.npc_a.pk): [3, 2]}
 
 
 def test_a_successful_exertion_check_costs_nothing(world: World):
@@ -477,8 +546,37 @@ def test_a_successful_exertion_check_costs_nothing(world: World):
     assert reload(world.npc_a).pg == 3
 
 
+def test_exertion_at_one_pg_can_kill(world: World):
+    actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=49), by=world.gm_a)  # PG 1
+    outcome = actions.exertion(world.campaign_a, world.npc_a, die=1, by=world.gm_a)  # 1 + 5 − 6 fails
+    tomas = reload(world.npc_a)
+    assert (tomas.pg, tomas.died_at, tomas.dead) == (0, 0, True)
+    assert outcome.event.after[str(tomas.pk)]["died_at"] == 0
+
+
+@pytest.mark.parametrize("damage, pg", [(0, 50), (45, 5), (10, 40)])
+def test_exertion_at_five_pg_or_more_is_refused(world: World, damage: int, pg: int):
+    """RULES.md section 4: the check exists only while 1 ≤ PG ≤ 4."""
+    if damage:
+        actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=damage), by=world.gm_a)
+    assert reload(world.npc_a).pg == pg
+    error = refused(lambda: actions.exertion(world.campaign_a, world.npc_a, die=1, by=world.gm_a))
+    assert (error.field, error.message) == (
+        "character",
+        "Tomás no necesita tirada de esfuerzo: solo se hace con 4 PG o menos.",
+    )
+
+
+@pytest.mark.parametrize("pg", [4, 1])
+def test_exertion_is_allowed_from_four_pg_down_to_one(world: World, pg: int):
+    actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=50 - pg), by=world.gm_a)
+    outcome = actions.exertion(world.campaign_a, world.npc_a, die=12, by=world.gm_a)
+    assert outcome.event.action == "exertion"
+
+
 @pytest.mark.parametrize("die", [0, 13])
 def test_exertion_refuses_a_die_out_of_range(world: World, die: int):
+    actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=47), by=world.gm_a)  # PG 3
     error = refused(lambda: actions.exertion(world.campaign_a, world.npc_a, die=die, by=world.gm_a))
     assert (error.field, error.message) == ("die", "Tomás: El dado debe estar entre 1 y 12.")
 
@@ -535,9 +633,11 @@ def test_undo_with_nothing_left_is_refused(world: World):
 def test_editing_con_recomputes_pg(world: World):
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a)
     aldara = reload(world.char_a1)
-    aldara.constitution = 10
-    actions.save_character(aldara, by=world.gm_a)
+    sheet = replace(actions.Sheet.of(aldara), constitution=10)
+    outcome = actions.edit_character(world.campaign_a, aldara, sheet, by=world.gm_a)
     assert reload(aldara).pg == 95
+    assert outcome.event.details["changes"] == {"constitution": [8, 10]}
+    assert_stored_pg_matches_engine(aldara)
 
 
 # --- NOTIFY ----------------------------------------------------------------------------------------------------------

@@ -1,40 +1,14 @@
 """Real concurrent connections against real PostgreSQL: no lost updates."""
 
-import threading
-
 import pytest
-from django.db import close_old_connections, connection
 
 from campaigns.models import Campaign, Event
 from characters.models import Character
 from rules import actions, engine
 from rules.damage import Attack, Gas
-from tests.helpers import make_user
+from tests.helpers import make_user, run_at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def run_at_once(jobs) -> list[BaseException]:
-    """Start every job on its own thread (each with its own database connection) behind one barrier."""
-    barrier = threading.Barrier(len(jobs))
-    errors: list[BaseException] = []
-
-    def worker(job):
-        try:
-            barrier.wait()
-            job()
-        except BaseException as error:  # reported to the test below
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=worker, args=(job,)) for job in jobs]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    close_old_connections()
-    return errors
 
 
 def test_fifty_simultaneous_wounds_are_all_counted():

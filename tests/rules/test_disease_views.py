@@ -117,7 +117,7 @@ def test_bringing_back_refuses_a_name_now_in_use(world: World, custom: Disease):
 
 
 BAD = [
-    ({**SERIOUS, "pg_per_week": ""}, "pg_per_week", "al menos 1 PG"),
+    ({**SERIOUS, "pg_per_week": ""}, "pg_per_week", "Una enfermedad grave pierde entre 1 y 100 PG por semana."),
     ({**SERIOUS, "pg_per_week": "0"}, "pg_per_week", "mayor o igual a 1."),
     ({**COMMON, "pg_per_week": "2"}, "pg_per_week", "deja este campo vacío"),
     ({**COMMON, "penalty": "1"}, "penalty", "0 o negativa"),

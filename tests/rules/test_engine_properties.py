@@ -88,6 +88,8 @@ def expected_refusal(health: Health, name: str, args: list) -> str | None:
     """The reason the rules must refuse this operation in this state (engine.REFUSALS), or None if they must not."""
     if health.dead and name in NEEDS_LIFE:
         return "dead"
+    if name == "exertion" and not 1 <= health.pg <= 4:
+        return "exertion"
     if name in CARE:
         illness = health.illnesses[args[0]]
         if illness.cured:

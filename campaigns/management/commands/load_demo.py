@@ -5,7 +5,7 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from campaigns.models import Campaign, Invitation, Membership
+from campaigns.models import Campaign, Membership
 from characters.models import Character
 from rules import actions
 from rules.damage import Attack, Fall, Gas
@@ -43,50 +43,17 @@ class Command(BaseCommand):
         if created:
             for player in ("ana", "bruno"):
                 Membership.objects.create(campaign=campaign, user=users[player])
-            characters = [
-                Character(
-                    campaign=campaign,
-                    player=users["ana"],
-                    name="Aldara",
-                    constitution=8,
-                    jump=6,
-                    heal_wounds=4,
-                    weight_kg=62,
-                    notes="Exploradora del paso norte.",
-                ),
-                Character(
-                    campaign=campaign,
-                    player=users["bruno"],
-                    name="Borin",
-                    constitution=12,
-                    jump=2,
-                    heal_wounds=0,
-                    weight_kg=95,
-                    notes="Herrero enano, lleva cota de malla.",
-                ),
-                Character(
-                    campaign=campaign,
-                    name="Sibila",
-                    constitution=6,
-                    jump=4,
-                    heal_wounds=2,
-                    weight_kg=55,
-                    notes="Sin jugador todavía: tiene una invitación pendiente.",
-                ),
-                Character(
-                    campaign=campaign,
-                    name="Hermano Tomás",
-                    constitution=5,
-                    jump=0,
-                    heal_wounds=9,
-                    weight_kg=70,
-                    notes="PNJ: el curandero del monasterio.",
-                ),
+            gm, ana, bruno = users["narrador"], users["ana"], users["bruno"]
+            sheets = [
+                actions.Sheet("Aldara", 8, 6, 4, 62, "Exploradora del paso norte.", ana.pk),
+                actions.Sheet("Borin", 12, 2, 0, 95, "Herrero enano, lleva cota de malla.", bruno.pk),
+                actions.Sheet("Sibila", 6, 4, 2, 55, "Sin jugador todavía: tiene una invitación pendiente."),
+                actions.Sheet("Hermano Tomás", 5, 0, 9, 70, "PNJ: el curandero del monasterio."),
             ]
-            for character in characters:
-                character.save()
+            # Through the GM's own actions, so that the campaign log tells the story from the start.
+            characters = [actions.add_character(campaign, sheet, by=gm).characters[0] for sheet in sheets]
             aldara, borin, sibila, tomas = characters
-            Invitation.objects.create(campaign=campaign, character=sibila)
+            actions.create_invitation(campaign, sibila, by=gm)
             self.wound_the_party(campaign, users["narrador"], aldara, borin, sibila, tomas)
             self.stdout.write(f"Demo campaign «{DEMO_CAMPAIGN}» created.")
         self.stdout.write("Demo logins (user / password):")

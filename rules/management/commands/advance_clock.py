@@ -29,7 +29,7 @@ class Command(BaseCommand):
         target.refresh_from_db()
         self.stdout.write(
             f"{target.name}: +{format_duration(seconds)} → {format_clock(target.clock)}; "
-            f"{len(outcome.characters)} character(s) changed (event #{outcome.event.pk})."
+            f"{len(outcome.characters)} character(s) changed (event #{outcome.event.pk if outcome.event else '-'})."
         )
         for character in outcome.characters:
             self.stdout.write(f"  {character.name}: {character.pg}/{character.max_pg} PG")

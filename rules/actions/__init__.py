@@ -1,0 +1,63 @@
+"""The one write path: every change to game state is a function here.
+
+Each action runs in one transaction, takes the campaign row's lock first and then the rows it changes, in one fixed
+order, re-reads what it changes under the lock, asks the engine, writes only its own fields, appends one Event with
+the rolls and the state before and after, bumps the campaign's version and sends `pg_notify` (rules.notify) with the
+campaign and the affected character ids — never data. Bad input raises ActionError (a message for the GM) and writes
+nothing. Every event can be undone (rules.actions.undo).
+"""
+
+from rules.actions.core import ActionError, Actor, Outcome
+from rules.actions.diseases import DiseaseSheet, add_disease, edit_disease, restore_disease, retire_disease
+from rules.actions.health import (
+    advance_clock,
+    apply_damage,
+    exertion,
+    expose,
+    medicate,
+    treat_illness,
+    treat_wounds,
+)
+from rules.actions.sheet import (
+    SHEET_FIELDS,
+    InvitationGone,
+    Sheet,
+    add_character,
+    claim_invitation,
+    create_invitation,
+    edit_campaign,
+    edit_character,
+    remove_character,
+    revoke_invitation,
+)
+from rules.actions.undo import latest_undoable, undo
+
+__all__ = [
+    "SHEET_FIELDS",
+    "ActionError",
+    "Actor",
+    "DiseaseSheet",
+    "InvitationGone",
+    "Outcome",
+    "Sheet",
+    "add_character",
+    "add_disease",
+    "advance_clock",
+    "apply_damage",
+    "claim_invitation",
+    "create_invitation",
+    "edit_campaign",
+    "edit_character",
+    "edit_disease",
+    "exertion",
+    "expose",
+    "latest_undoable",
+    "medicate",
+    "remove_character",
+    "restore_disease",
+    "retire_disease",
+    "revoke_invitation",
+    "treat_illness",
+    "treat_wounds",
+    "undo",
+]

@@ -1,0 +1,206 @@
+"""What every action shares: the campaign lock, loading characters under it, the log entry and the notification."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser, User
+from django.utils.translation import gettext as _
+
+from campaigns.models import Campaign, Event, EventKind
+from characters.models import Character
+from rules import dice, engine, mapping, notify
+from rules.models import Illness, Wound
+
+# Who acts: a signed-in user, or nobody (a script); an anonymous visitor is recorded as nobody.
+type Actor = User | AnonymousUser | None
+
+
+class ActionError(Exception):
+    """Bad input for an action: the message is for the GM; `field` names the form field it belongs to, if any."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+@dataclass
+class Outcome:
+    """What an action did: its log entry (None when there was nothing to change) and the characters it touched."""
+
+    event: Event | None
+    characters: list[Character]
+
+
+def number(name: str, value: int, label: str) -> int:
+    """A number the GM typed, inside its range of RULES.md section 7.11 (engine.LIMITS)."""
+    low, high = engine.LIMITS[name]
+    if not low <= value <= high:
+        raise ActionError(
+            _("%(label)s debe estar entre %(low)s y %(high)s.") % {"label": label, "low": low, "high": high}, name
+        )
+    return value
+
+
+# --- locking and loading ---------------------------------------------------------------------------------------------
+# Every action takes the campaign row first, then the rows it changes, always in the same order (characters, wounds,
+# illnesses, then invitations or diseases, each by id), so that two actions never wait for each other in a circle.
+
+
+@dataclass
+class Loaded:
+    character: Character
+    wounds: list[Wound]
+    illnesses: list[Illness]
+    health: engine.Health
+
+
+def lock_campaign(campaign: Campaign | int) -> Campaign:
+    campaign_id = campaign if isinstance(campaign, int) else campaign.pk
+    return Campaign.objects.select_for_update().get(pk=campaign_id)
+
+
+def ids(characters: Iterable[Character | int]) -> list[int]:
+    return sorted({c if isinstance(c, int) else c.pk for c in characters})
+
+
+def load(campaign: Campaign, character_ids: list[int] | None, removed: bool = False) -> list[Loaded]:
+    """Lock and load characters of this campaign with their rows, re-read under the campaign lock; None means every
+    character in play. `removed` also finds characters taken out of the campaign (an undo brings them back)."""
+    manager = Character.everyone if removed else Character.objects
+    characters = manager.select_for_update().filter(campaign=campaign).order_by("id")
+    wounds = Wound.objects.select_for_update().filter(character__campaign=campaign).order_by("id")
+    illnesses = (
+        Illness.objects.select_for_update(of=("self",))
+        .select_related("disease")
+        .filter(character__campaign=campaign)
+        .order_by("id")
+    )
+    if character_ids is not None:
+        characters = characters.filter(pk__in=character_ids)
+        wounds = wounds.filter(character_id__in=character_ids)
+        illnesses = illnesses.filter(character_id__in=character_ids)
+    loaded_characters = list(characters)
+    if character_ids is not None and len(loaded_characters) != len(set(character_ids)):
+        raise ActionError(_("Ese personaje no pertenece a esta campaña."), "characters")
+    wounds_of: dict[int, list[Wound]] = defaultdict(list)
+    for wound in wounds:
+        wounds_of[wound.character_id].append(wound)
+    illnesses_of: dict[int, list[Illness]] = defaultdict(list)
+    for illness in illnesses:
+        illnesses_of[illness.character_id].append(illness)
+    return [
+        Loaded(
+            c,
+            wounds_of[c.pk],
+            illnesses_of[c.pk],
+            mapping.health_of(c, wounds_of[c.pk], illnesses_of[c.pk], campaign.clock),
+        )
+        for c in loaded_characters
+    ]
+
+
+# --- finishing: store, log, notify -----------------------------------------------------------------------------------
+
+
+def finish(
+    campaign: Campaign,
+    kind: EventKind,
+    by: Actor,
+    results: list[tuple[Loaded, engine.Health]],
+    details: dict[str, Any],
+    clock_after: int | None = None,
+    characters: Iterable[int] = (),
+) -> Outcome:
+    """Store each character's new health, then log the event and notify. `characters` names more characters the
+    event is about, beside those whose health it changed."""
+    changes = mapping.Changes()
+    for loaded, new in results:
+        changes.record(loaded.character, loaded.wounds, loaded.illnesses, new)
+    changes.save()
+    event = log(
+        campaign,
+        kind,
+        by,
+        details,
+        characters=sorted({loaded.character.pk for loaded, _new in results} | set(characters)),
+        before={str(loaded.character.pk): mapping.to_json(loaded.health) for loaded, _new in results},
+        after={str(loaded.character.pk): mapping.to_json(new) for loaded, new in results},
+        clock_after=clock_after,
+    )
+    return Outcome(event, [loaded.character for loaded, _new in results])
+
+
+def log(
+    campaign: Campaign,
+    kind: EventKind,
+    by: Actor,
+    details: dict[str, Any],
+    characters: list[int],
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+    clock_after: int | None = None,
+) -> Event:
+    """Append one event to the campaign log, bump the campaign's version and tell every server process."""
+    clock_before = campaign.clock
+    campaign.clock = clock_before if clock_after is None else clock_after
+    campaign.version += 1
+    campaign.save(update_fields=["clock", "version"])
+    event = Event.objects.create(
+        campaign=campaign,
+        action=kind,
+        actor=by if isinstance(by, User) else None,
+        clock_before=clock_before,
+        clock_after=campaign.clock,
+        characters=characters,
+        details=details,
+        before=before or {},
+        after=after or {},
+    )
+    notify.send(campaign.pk, characters)
+    return event
+
+
+# --- the engine's answers --------------------------------------------------------------------------------------------
+
+
+def roll_record(loaded: Loaded, check: str, result: engine.CheckResult | None) -> dict[str, Any]:
+    record: dict[str, Any] = {"character": loaded.character.pk, "name": loaded.character.name, "check": check}
+    if result is None:
+        record["protected"] = True
+    else:
+        record.update(mapping.to_plain(asdict(result)))
+    return record
+
+
+def refusal(reason: str, name: str) -> ActionError:
+    """An engine refusal (engine.REFUSALS) in the GM's language, beside the field it concerns."""
+    messages = {
+        "dead": (_("%(name)s ha muerto y no puede hacerlo."), "characters"),
+        "exertion": (_("%(name)s no necesita tirada de esfuerzo: solo se hace con 4 PG o menos."), "character"),
+        "cured": (_("Esa enfermedad ya está curada."), "illness"),
+        "treated": (_("Esa enfermedad ya ha sido tratada."), "illness"),
+        "medicated": (_("Esa enfermedad ya tiene sus medicamentos."), "illness"),
+    }
+    message, field = messages[reason]
+    return ActionError(message % {"name": name} if "%(name)s" in message else message, field)
+
+
+def engine_call[T](loaded: Loaded, function: Callable[..., T], *args: Any) -> T:
+    """Run an engine action on one character; what the rules refuse becomes a message for the GM."""
+    try:
+        return function(loaded.health, *args)
+    except engine.Refused as refused:
+        raise refusal(refused.reason, loaded.character.name) from refused
+
+
+def typed_die(dice_by_character: Mapping[int, int | None] | None, character: Character, sides: int) -> int:
+    typed = (dice_by_character or {}).get(character.pk)
+    try:
+        return dice.die_or_roll(sides, typed)
+    except dice.DiceError as error:
+        raise ActionError(f"{character.name}: {error}", "die") from error

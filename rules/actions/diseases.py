@@ -1,0 +1,133 @@
+"""A campaign's own diseases (RULES.md section 5): its GM adds, edits, retires and brings them back. A disease someone
+has had is never deleted, since its episodes point at it; illnesses copy its numbers, so an edit rewrites no history."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from campaigns.models import Campaign, Event, EventKind
+from rules.actions.core import ActionError, Actor, Outcome, lock_campaign, log
+from rules.models import Disease, disease_errors
+
+NAME_LENGTH = 80
+
+
+@dataclass(frozen=True)
+class DiseaseSheet:
+    name: str
+    category: str
+    penalty: int
+    pg_per_week: int | None = None
+
+    @classmethod
+    def of(cls, disease: Disease) -> DiseaseSheet:
+        return cls(**{field.name: getattr(disease, field.name) for field in fields(cls)})
+
+
+def name_taken(campaign: Campaign, name: str, exclude: int | None = None) -> bool:
+    """Two active diseases with one name would be ambiguous in the GM's "expose" list."""
+    found = Disease.objects.available_in(campaign).filter(name__iexact=name)
+    return (found if exclude is None else found.exclude(pk=exclude)).exists()
+
+
+def _checked(campaign: Campaign, sheet: DiseaseSheet, exclude: int | None = None, active: bool = True) -> DiseaseSheet:
+    name = sheet.name.strip()
+    if not name or len(name) > NAME_LENGTH or "\x00" in name:
+        raise ActionError(_("El nombre debe tener entre 1 y %(max)s caracteres.") % {"max": NAME_LENGTH}, "name")
+    if active and name_taken(campaign, name, exclude):
+        raise ActionError(_("Ya hay una enfermedad activa con este nombre en esta campaña."), "name")
+    for field, message in disease_errors(sheet.category, sheet.penalty, sheet.pg_per_week).items():
+        raise ActionError(message, field)
+    return DiseaseSheet(name, sheet.category, sheet.penalty, sheet.pg_per_week)
+
+
+def _own(campaign: Campaign, disease: Disease | int) -> Disease:
+    # Only the campaign's own diseases: built-ins and globals belong to the site admins.
+    disease_id = disease if isinstance(disease, int) else disease.pk
+    found = campaign.diseases.select_for_update().filter(pk=disease_id).first()
+    if found is None:
+        raise ActionError(_("Esa enfermedad no es de esta campaña."), "disease")
+    return found
+
+
+@transaction.atomic
+def add_disease(campaign: Campaign | int, sheet: DiseaseSheet, *, by: Actor) -> Outcome:
+    campaign = lock_campaign(campaign)
+    sheet = _checked(campaign, sheet)
+    disease = Disease.objects.create(campaign=campaign, **asdict(sheet))
+    return Outcome(log(campaign, EventKind.DISEASE_ADDED, by, {"disease": disease.pk, "name": disease.name}, []), [])
+
+
+@transaction.atomic
+def edit_disease(campaign: Campaign | int, disease: Disease | int, sheet: DiseaseSheet, *, by: Actor) -> Outcome:
+    campaign = lock_campaign(campaign)
+    found = _own(campaign, disease)
+    sheet = _checked(campaign, sheet, exclude=found.pk, active=not found.retired)
+    before = asdict(DiseaseSheet.of(found))
+    changes = {name: [before[name], value] for name, value in asdict(sheet).items() if before[name] != value}
+    if not changes:
+        return Outcome(None, [])
+    for name, (_old, value) in changes.items():
+        setattr(found, name, value)
+    found.save(update_fields=list(changes))
+    details = {"disease": found.pk, "name": found.name, "changes": changes}
+    return Outcome(log(campaign, EventKind.DISEASE_EDITED, by, details, []), [])
+
+
+@transaction.atomic
+def retire_disease(campaign: Campaign | int, disease: Disease | int, *, by: Actor) -> Outcome:
+    """No one can catch it any more; those ill with it stay ill."""
+    campaign = lock_campaign(campaign)
+    found = _own(campaign, disease)
+    if found.retired:
+        raise ActionError(_("«%(name)s» ya estaba retirada.") % {"name": found.name}, "disease")
+    found.retired = True
+    found.save(update_fields=["retired"])
+    return Outcome(log(campaign, EventKind.DISEASE_RETIRED, by, {"disease": found.pk, "name": found.name}, []), [])
+
+
+@transaction.atomic
+def restore_disease(campaign: Campaign | int, disease: Disease | int, *, by: Actor) -> Outcome:
+    campaign = lock_campaign(campaign)
+    found = _own(campaign, disease)
+    if not found.retired:
+        raise ActionError(_("«%(name)s» ya se puede contraer.") % {"name": found.name}, "disease")
+    if name_taken(campaign, found.name, exclude=found.pk):
+        message = _("No se puede recuperar «%(name)s»: ya hay una enfermedad activa con ese nombre.")
+        raise ActionError(message % {"name": found.name}, "disease")
+    found.retired = False
+    found.save(update_fields=["retired"])
+    return Outcome(log(campaign, EventKind.DISEASE_RESTORED, by, {"disease": found.pk, "name": found.name}, []), [])
+
+
+# --- undoing them ----------------------------------------------------------------------------------------------------
+
+
+def undo_disease_added(campaign: Campaign, event: Event) -> None:
+    disease = campaign.diseases.select_for_update().get(pk=event.details["disease"])
+    # Every later event is undone, so no episode points at it any more; retire it if one somehow still does.
+    if disease.illnesses.exists():
+        disease.retired = True
+        disease.save(update_fields=["retired"])
+    else:
+        disease.delete()
+
+
+def undo_disease_edited(campaign: Campaign, event: Event) -> None:
+    disease = campaign.diseases.select_for_update().get(pk=event.details["disease"])
+    changes: dict[str, list[Any]] = event.details["changes"]
+    for name, (old, _new) in changes.items():
+        setattr(disease, name, old)
+    disease.save(update_fields=list(changes))
+
+
+def undo_disease_retired(campaign: Campaign, event: Event) -> None:
+    campaign.diseases.filter(pk=event.details["disease"]).update(retired=False)
+
+
+def undo_disease_restored(campaign: Campaign, event: Event) -> None:
+    campaign.diseases.filter(pk=event.details["disease"]).update(retired=True)

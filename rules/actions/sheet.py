@@ -1,0 +1,284 @@
+"""The characters of a campaign and who plays them: adding, editing and removing a character, the invitation links
+that hand one to a player, and the campaign's own name and GM. Each is logged and undoable like any rules action."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from campaigns.models import Campaign, Event, EventKind, Invitation, Membership
+from characters.models import Character
+from rules import engine, mapping
+from rules.actions.core import ActionError, Actor, Outcome, finish, ids, load, lock_campaign, log
+
+NAME_LENGTH = 100
+NOTES_LENGTH = 5000
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A character's sheet as the GM writes it: what RULES.md section 1 needs, a weight, notes and its player."""
+
+    name: str
+    constitution: int
+    jump: int = 0
+    heal_wounds: int = 0
+    weight_kg: int = 70
+    notes: str = ""
+    player_id: int | None = None
+
+    @classmethod
+    def of(cls, character: Character) -> Sheet:
+        return cls(**{name: getattr(character, name) for name in SHEET_FIELDS})
+
+
+SHEET_FIELDS = tuple(field.name for field in fields(Sheet))
+
+
+def _checked(campaign: Campaign, sheet: Sheet, player_now: int | None = None) -> Sheet:
+    """The same ranges the forms show (RULES.md sections 1 and 7.11), for any caller: a form, the admin, a script."""
+    name = sheet.name.strip()
+    if not name or len(name) > NAME_LENGTH or "\x00" in name:
+        raise ActionError(_("El nombre debe tener entre 1 y %(max)s caracteres.") % {"max": NAME_LENGTH}, "name")
+    if len(sheet.notes) > NOTES_LENGTH or "\x00" in sheet.notes:
+        raise ActionError(_("Las notas pueden tener como mucho %(max)s caracteres.") % {"max": NOTES_LENGTH}, "notes")
+    ranges = {
+        "constitution": (engine.CON_MIN, engine.CON_MAX),
+        "jump": (engine.SKILL_MIN, engine.SKILL_MAX),
+        "heal_wounds": (engine.SKILL_MIN, engine.SKILL_MAX),
+        "weight_kg": engine.LIMITS["weight_kg"],
+    }
+    for field, (low, high) in ranges.items():
+        if not low <= getattr(sheet, field) <= high:
+            message = _("Debe estar entre %(low)s y %(high)s.") % {"low": low, "high": high}
+            raise ActionError(message, field)
+    player = sheet.player_id
+    if player is not None and player != player_now and not campaign.memberships.filter(user_id=player).exists():
+        raise ActionError(_("Ese jugador no juega en esta campaña: invítalo con un enlace."), "player")
+    return Sheet(**{**{f: getattr(sheet, f) for f in SHEET_FIELDS}, "name": name})
+
+
+def _revoke_pending(character: Character) -> list[int]:
+    """Cancel the character's pending invitation links (it now has a player, or it left): returns their ids."""
+    pending = list(
+        Invitation.objects.select_for_update()
+        .filter(character=character, claimed_by=None, revoked_at=None)
+        .values_list("pk", flat=True)
+    )
+    Invitation.objects.filter(pk__in=pending).update(revoked_at=timezone.now())
+    return pending
+
+
+def _player_name(user_id: int | None) -> str:
+    if user_id is None:
+        return ""
+    return User.objects.filter(pk=user_id).values_list("username", flat=True).first() or f"#{user_id}"
+
+
+# --- characters ------------------------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def add_character(campaign: Campaign | int, sheet: Sheet, *, by: Actor) -> Outcome:
+    """A new character joins the campaign, unhurt."""
+    campaign = lock_campaign(campaign)
+    sheet = _checked(campaign, sheet)
+    character = Character(campaign=campaign, **{name: getattr(sheet, name) for name in SHEET_FIELDS})
+    character.pg = engine.max_pg(sheet.constitution)
+    character.save()
+    health = engine.Health(sheet.constitution, now=campaign.clock)
+    details = {"name": character.name, "player": _player_name(sheet.player_id)}
+    event = log(
+        campaign,
+        EventKind.CHARACTER_ADDED,
+        by,
+        details,
+        [character.pk],
+        after={str(character.pk): mapping.to_json(health)},
+    )
+    return Outcome(event, [character])
+
+
+@transaction.atomic
+def edit_character(campaign: Campaign | int, character: Character | int, sheet: Sheet, *, by: Actor) -> Outcome:
+    """Change a character's sheet. Only the fields that differ are written, re-read under the campaign lock; a new
+    CON moves max PG and keeps the damage (RULES.md section 7.9), and one that brings PG to 0 kills now. Giving the
+    character a player cancels its pending invitation links."""
+    campaign = lock_campaign(campaign)
+    [loaded] = load(campaign, ids([character]))
+    row = loaded.character
+    sheet = _checked(campaign, sheet, player_now=row.player_id)
+    before = Sheet.of(row)
+    changes = {name: [getattr(before, name), getattr(sheet, name)] for name in SHEET_FIELDS}
+    changes = {name: pair for name, pair in changes.items() if pair[0] != pair[1]}
+    if not changes:
+        return Outcome(None, [row])
+    health = engine.change_constitution(loaded.health, sheet.constitution)
+    for name, (_old, new_value) in changes.items():
+        setattr(row, name, new_value)
+    # The new PG goes in the same write as the new CON: the database never sees PG above 10 × CON.
+    row.pg, row.died_at = health.pg, health.died_at
+    row.save(update_fields=[*changes, "pg", "died_at"])
+    revoked = _revoke_pending(row) if sheet.player_id is not None and "player_id" in changes else []
+    details: dict[str, Any] = {"name": row.name, "changes": changes, "revoked": revoked}
+    if "player_id" in changes:
+        details["players"] = [_player_name(user_id) for user_id in changes["player_id"]]
+    return finish(campaign, EventKind.CHARACTER_EDITED, by, [(loaded, health)], details)
+
+
+@transaction.atomic
+def remove_character(campaign: Campaign | int, character: Character | int, *, by: Actor) -> Outcome:
+    """Take a character out of the campaign. Its row, wounds, illnesses and log entries stay (the log keeps its name)
+    and an undo brings it back; its pending invitation links are cancelled."""
+    campaign = lock_campaign(campaign)
+    [loaded] = load(campaign, ids([character]))
+    row = loaded.character
+    revoked = _revoke_pending(row)
+    row.removed = True
+    row.save(update_fields=["removed"])
+    event = log(campaign, EventKind.CHARACTER_REMOVED, by, {"name": row.name, "revoked": revoked}, [row.pk])
+    return Outcome(event, [row])
+
+
+# --- invitations -----------------------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def create_invitation(campaign: Campaign | int, character: Character | int, *, by: Actor) -> Outcome:
+    """A link for a player to claim a character that has none. A character has at most one pending link."""
+    campaign = lock_campaign(campaign)
+    [loaded] = load(campaign, ids([character]))
+    row = loaded.character
+    if row.player_id is not None:
+        raise ActionError(_("%(name)s ya tiene jugador: no necesita invitación.") % {"name": row.name}, "character")
+    if Invitation.objects.filter(character=row, claimed_by=None, revoked_at=None).exists():
+        return Outcome(None, [row])  # its pending link is already on the table
+    invitation = Invitation.objects.create(campaign=campaign, character=row)
+    event = log(campaign, EventKind.INVITATION_CREATED, by, {"name": row.name, "invitation": invitation.pk}, [row.pk])
+    return Outcome(event, [row])
+
+
+@transaction.atomic
+def revoke_invitation(campaign: Campaign | int, invitation: Invitation | int, *, by: Actor) -> Outcome:
+    """Cancel a pending link: whoever opens it afterwards finds nothing."""
+    campaign = lock_campaign(campaign)
+    invitation_id = invitation if isinstance(invitation, int) else invitation.pk
+    found = campaign.invitations.select_for_update().filter(pk=invitation_id).select_related("character").first()
+    if found is None or not found.pending:
+        raise ActionError(_("Esa invitación ya no está pendiente."), "invitation")
+    found.revoked_at = timezone.now()
+    found.save(update_fields=["revoked_at"])
+    details = {"name": found.character.name, "invitation": found.pk}
+    event = log(campaign, EventKind.INVITATION_REVOKED, by, details, [found.character_id])
+    return Outcome(event, [found.character])
+
+
+class InvitationGone(ActionError):
+    """The link was claimed, revoked or never existed: it hands over nothing (pages answer 404)."""
+
+
+@transaction.atomic
+def claim_invitation(token: str, user: User) -> Outcome:
+    """A player claims the character of a pending link: they join the campaign and play it."""
+    campaign_id = Invitation.objects.filter(token=token).values_list("campaign_id", flat=True).first()
+    if campaign_id is None:
+        raise InvitationGone(_("Esa invitación no existe."))
+    campaign = lock_campaign(campaign_id)
+    if campaign.gm_id == user.pk:
+        raise ActionError(_("Eres el narrador de esta campaña: no puedes reclamar un personaje."))
+    invitation = Invitation.objects.get(token=token)
+    character = Character.objects.select_for_update().filter(pk=invitation.character_id).first()
+    invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
+    if not invitation.pending or character is None or character.player_id is not None:
+        raise InvitationGone(_("Esa invitación ya no está pendiente."))
+    _membership, joined = Membership.objects.get_or_create(campaign=campaign, user=user)
+    invitation.claimed_by, invitation.claimed_at = user, timezone.now()
+    invitation.save(update_fields=["claimed_by", "claimed_at"])
+    character.player = user
+    character.save(update_fields=["player"])
+    details = {"name": character.name, "player": user.username, "invitation": invitation.pk, "joined": joined}
+    event = log(campaign, EventKind.INVITATION_CLAIMED, user, details, [character.pk])
+    return Outcome(event, [character])
+
+
+# --- the campaign itself ---------------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def edit_campaign(campaign: Campaign | int, *, name: str, gm: User, by: Actor) -> Outcome:
+    """Rename a campaign or give it another GM (a site admin's change): logged and undoable like the rest."""
+    campaign = lock_campaign(campaign)
+    name = name.strip()
+    if not name or len(name) > NAME_LENGTH or "\x00" in name:
+        raise ActionError(_("El nombre debe tener entre 1 y %(max)s caracteres.") % {"max": NAME_LENGTH}, "name")
+    pairs: dict[str, list[Any]] = {"name": [campaign.name, name], "gm_id": [campaign.gm_id, gm.pk]}
+    changes = {field: pair for field, pair in pairs.items() if pair[0] != pair[1]}
+    if not changes:
+        return Outcome(None, [])
+    campaign.name, campaign.gm = name, gm
+    campaign.save(update_fields=["name", "gm"])
+    details: dict[str, Any] = {"changes": changes}
+    if "gm_id" in changes:
+        details["gms"] = [_player_name(user_id) for user_id in changes["gm_id"]]
+    return Outcome(log(campaign, EventKind.CAMPAIGN_EDITED, by, details, []), [])
+
+
+# --- undoing them (rules.actions.undo calls these after restoring the health in the event) ---------------------------
+
+
+def undo_character_added(campaign: Campaign, event: Event) -> None:
+    Character.everyone.filter(pk__in=event.characters, campaign=campaign).update(removed=True)
+
+
+def undo_character_edited(campaign: Campaign, event: Event) -> None:
+    [character] = Character.everyone.select_for_update().filter(pk__in=event.characters, campaign=campaign)
+    changes: dict[str, list[Any]] = event.details["changes"]
+    for name, (old, _new) in changes.items():
+        setattr(character, name, old)
+    if character.player_id is not None and not User.objects.filter(pk=character.player_id).exists():
+        character.player_id = None  # that account has been deleted since
+    # The PG of before goes in the same write as the CON of before: the database never sees PG above 10 × CON.
+    health = mapping.from_json(event.before[str(character.pk)])
+    character.pg, character.died_at = health.pg, health.died_at
+    character.save(update_fields=[*changes, "pg", "died_at"])
+    _restore_invitations(event.details.get("revoked", []))
+
+
+def undo_character_removed(campaign: Campaign, event: Event) -> None:
+    Character.everyone.filter(pk__in=event.characters, campaign=campaign).update(removed=False)
+    _restore_invitations(event.details.get("revoked", []))
+
+
+def _restore_invitations(invitation_ids: list[int]) -> None:
+    Invitation.objects.filter(pk__in=invitation_ids, claimed_by=None).update(revoked_at=None)
+
+
+def undo_invitation_created(campaign: Campaign, event: Event) -> None:
+    campaign.invitations.filter(pk=event.details["invitation"], claimed_by=None).delete()
+
+
+def undo_invitation_revoked(campaign: Campaign, event: Event) -> None:
+    _restore_invitations([event.details["invitation"]])
+
+
+def undo_invitation_claimed(campaign: Campaign, event: Event) -> None:
+    invitation = campaign.invitations.select_for_update().get(pk=event.details["invitation"])
+    Character.everyone.filter(pk=invitation.character_id).update(player=None)
+    if event.details.get("joined") and invitation.claimed_by_id is not None:
+        campaign.memberships.filter(user_id=invitation.claimed_by_id).delete()
+    invitation.claimed_by, invitation.claimed_at = None, None
+    invitation.save(update_fields=["claimed_by", "claimed_at"])
+
+
+def undo_campaign_edited(campaign: Campaign, event: Event) -> None:
+    changes = event.details["changes"]
+    if "name" in changes:
+        campaign.name = changes["name"][0]
+    if "gm_id" in changes and User.objects.filter(pk=changes["gm_id"][0]).exists():
+        campaign.gm_id = changes["gm_id"][0]
+    campaign.save(update_fields=["name", "gm"])

@@ -1,0 +1,167 @@
+// The GM's table under the keyboard (DESIGN.md principle 8). htmx does the requests; this file only moves focus,
+// reads the shortcut keys, ticks group selections, shows the die fields of the ticked characters and copies links.
+// No inline script anywhere (CSP): everything hangs off data attributes.
+(function () {
+  "use strict";
+
+  let opener = null; // the link that opened the form now open: Escape returns focus to it
+
+  function typing(target) {
+    return target.closest("input, select, textarea, [contenteditable]") !== null;
+  }
+
+  function firstField(form) {
+    // The field to type in first: one marked autofocus (the kind of a group's damage), else the first empty one
+    // (checkboxes come ticked already), else the first of all.
+    const marked = form.querySelector("[autofocus]");
+    if (marked) return marked;
+    const fields = form.querySelectorAll("input:not([type=hidden]):not([disabled]), select, textarea");
+    for (const field of fields) {
+      if (field.closest("[hidden]") || field.type === "checkbox") continue;
+      if (form.dataset.filled === field.name) continue;
+      if (field.value === "") return field;
+    }
+    return fields[0] || null;
+  }
+
+  // --- die fields only for the ticked characters; group selectors ------------------------------------------------
+
+  function showDiceOfTicked(form) {
+    form.querySelectorAll("[data-die-for]").forEach((die) => {
+      const box = form.querySelector(`input[name=characters][value="${die.dataset.dieFor}"]`);
+      die.hidden = box !== null && !box.checked;
+    });
+  }
+
+  function prepare(root) {
+    root.querySelectorAll("form.action-form").forEach(showDiceOfTicked);
+  }
+
+  document.addEventListener("change", (event) => {
+    const form = event.target.closest("form.action-form");
+    if (form && event.target.name === "characters") showDiceOfTicked(form);
+  });
+
+  document.addEventListener("click", (event) => {
+    const select = event.target.closest("[data-select]");
+    if (select) {
+      const form = select.closest("form");
+      form.querySelectorAll("input[name=characters]").forEach((box) => {
+        const which = select.dataset.select;
+        box.checked = which === "all" || (which === "living" && box.dataset.dead === undefined);
+      });
+      showDiceOfTicked(form);
+      return;
+    }
+    const copy = event.target.closest("[data-copy]");
+    if (copy) {
+      const field = document.getElementById(copy.dataset.copy);
+      field.select();
+      if (navigator.clipboard) navigator.clipboard.writeText(field.value);
+      copy.textContent = copy.dataset.copied;
+    }
+  });
+
+  // --- focus: opening a form, after an action, Escape --------------------------------------------------------------
+
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    if (event.detail.elt.matches("a[hx-get]")) opener = event.detail.elt;
+  });
+
+  document.addEventListener("htmx:afterSwap", (event) => {
+    // The element swapped in (after an outerHTML swap, detail.target is the old, detached one).
+    const target = event.target;
+    if (!target || !target.querySelectorAll) return;
+    prepare(target.parentNode || target);
+    const form = target.matches("form.action-form") ? target : target.querySelector("form.action-form");
+    if (form && event.detail.requestConfig && event.detail.requestConfig.verb === "get") {
+      const field = firstField(form);
+      if (field) field.focus();
+    }
+  });
+
+  // The server names what an action acted on (HX-Trigger-After-Settle): focus goes back there.
+  document.body.addEventListener("twelveplus:focus", (event) => {
+    const target = document.getElementById(event.detail.value);
+    if (!target) return;
+    const place = target.matches("input, button, a, select")
+      ? target
+      : target.querySelector("[data-focus], h3 a, button:not([disabled]), input:not([type=hidden])");
+    (place || target).focus();
+  });
+
+  function closeForm(form) {
+    const slot = form.parentNode;
+    form.remove();
+    if (opener && document.body.contains(opener)) opener.focus();
+    else if (slot) (slot.closest(".card") || document.body).querySelector("h3 a, a").focus();
+  }
+
+  // --- keys --------------------------------------------------------------------------------------------------------
+
+  function cardOf(element) {
+    return element.closest ? element.closest(".card") : null;
+  }
+
+  function clickIn(root, selector) {
+    const element = root && root.querySelector(selector);
+    if (element) element.click();
+    return element !== null;
+  }
+
+  document.addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const form = event.target.closest && event.target.closest("form.action-form");
+    if (event.key === "Escape" && form) {
+      event.preventDefault();
+      closeForm(form);
+      return;
+    }
+    if (event.key === "Escape") {
+      const help = document.getElementById("shortcuts");
+      if (help && !help.hidden) {
+        help.hidden = true;
+        document.querySelector("[data-shortcuts]").focus();
+      }
+      return;
+    }
+    if (typing(event.target)) return;
+    const card = cardOf(document.activeElement || document.body);
+    if (/^[0-9]$/.test(event.key) && card) {
+      // Quick damage: a digit typed on a card starts the number in its quick-damage box.
+      const box = card.querySelector("[data-quick-damage]");
+      if (box) {
+        event.preventDefault();
+        box.focus();
+        box.value = event.key;
+      }
+      return;
+    }
+    const keys = {
+      d: () => clickIn(card, "[data-shortcut=damage]"),
+      u: () => clickIn(document, "#undo-form button[type=submit]:not([disabled])"),
+      t: () => {
+        const field = document.querySelector("#form-advance input[name=duration]");
+        if (field) field.focus();
+        return field !== null;
+      },
+      v: () => clickIn(document, "[data-shortcut=party-damage]"),
+      e: () => clickIn(document, "[data-shortcut=party-expose]"),
+      "?": () => clickIn(document, "[data-shortcuts]"),
+    };
+    const action = keys[event.key];
+    if (action && action()) event.preventDefault();
+  });
+
+  document.addEventListener("click", (event) => {
+    const toggle = event.target.closest("[data-shortcuts]");
+    if (!toggle) return;
+    const help = document.getElementById("shortcuts");
+    help.hidden = !help.hidden;
+    toggle.setAttribute("aria-expanded", String(!help.hidden));
+    if (!help.hidden) help.focus();
+  });
+
+  document.addEventListener("DOMContentLoaded", () => prepare(document));
+  if (document.readyState !== "loading") prepare(document);
+})();
