@@ -6,10 +6,10 @@ from django.utils.translation import gettext_noop
 
 from .models import Disease, Illness, Wound
 
-# Django asks for these in the admin and in forms, and its Spanish catalogue leaves them blank ("Search enfermedades"): ours has it.
+# Django asks for these in the admin and in forms, and its Spanish catalogue leaves them blank ("Search
+# enfermedades"): ours has them.
 ADMIN_SEARCH_HEADING = gettext_noop("Search %(name)s")
-# Django 6's empty choice of a select, likewise blank in its Spanish catalogue.
-BLANK_CHOICE = gettext_noop("- Select an option -")
+BLANK_CHOICE = gettext_noop("- Select an option -")  # Django 6's empty choice of a select
 
 
 @admin.register(Disease)
