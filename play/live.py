@@ -18,11 +18,13 @@ from dataclasses import dataclass, field
 
 import psycopg
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.template.loader import render_to_string
+from django.utils import translation
 from django.views.decorators.http import require_GET
 
 from campaigns import access
@@ -43,6 +45,7 @@ END = "end"  # put in the queues of an audience that may no longer watch: its st
 class Watcher:
     audience: Audience
     site: str  # scheme and host the browser came to: links in the fragments (an invitation's) point there
+    language: str  # the language its page was drawn in: the fragments are too
     queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
     dropped: bool = False
 
@@ -55,34 +58,41 @@ def sse(event: str, html: str) -> str:
     return f"event: {event}\n{data}\n\n"
 
 
-def render_fragments(audience: Audience, site: str, changed: tuple[int, ...] | None = None) -> str | None:
+def render_fragments(
+    audience: Audience, site: str, language: str, changed: tuple[int, ...] | None = None
+) -> str | None:
     """The SSE message for one audience: every region of its screens, rendered by the same components and contexts
     as a fresh load (live equals reload); a character's sheet only when that character changed (`changed`, None: all).
     None when the audience may no longer watch the campaign: its streams end."""
     try:
-        if not access.still_sees(audience):
-            return None
-        campaign = Campaign.objects.get(pk=audience.campaign_id)
-        parts = [sse("clock", render_to_string("components/clock.html", {"campaign": campaign}))]
-        if audience.is_gm:
-            context = {**table_context(campaign), "site": site}
-            parts.append(sse("cards", render_to_string("components/cards.html", context)))
-            parts.append(sse("resting", render_to_string("components/resting.html", {"form": context["clock_form"]})))
-            parts.append(sse("undo", render_to_string("components/undo_button.html", context)))
-            parts.append(sse("log", render_to_string("components/log.html", context)))
-        else:
-            context = {**player_context(campaign, audience), "site": site}
-            parts.append(sse("cards", render_to_string("components/cards.html", context)))
-        for card in context["cards"]:
-            if changed is None or card.character.pk in changed:
-                sheet_page = {**sheet_context(campaign, card), "is_gm": audience.is_gm}
-                sheet = render_to_string("character_sheet.html#state", sheet_page)
-                parts.append(sse(f"sheet-{card.character.pk}", sheet))
-        return "".join(parts)
+        with translation.override(language):
+            return _render(audience, site, changed)
     except Campaign.DoesNotExist:
         return None
     finally:
         connections["default"].close()  # give the pooled connection back: this runs on a worker thread
+
+
+def _render(audience: Audience, site: str, changed: tuple[int, ...] | None) -> str | None:
+    if not access.still_sees(audience):
+        return None
+    campaign = Campaign.objects.get(pk=audience.campaign_id)
+    parts = [sse("clock", render_to_string("components/clock.html", {"campaign": campaign}))]
+    if audience.is_gm:
+        context = {**table_context(campaign), "site": site}
+        parts.append(sse("cards", render_to_string("components/cards.html", context)))
+        parts.append(sse("resting", render_to_string("components/resting.html", {"form": context["clock_form"]})))
+        parts.append(sse("undo", render_to_string("components/undo_button.html", context)))
+        parts.append(sse("log", render_to_string("components/log.html", context)))
+    else:
+        context = {**player_context(campaign, audience), "site": site}
+        parts.append(sse("cards", render_to_string("components/cards.html", context)))
+    for card in context["cards"]:
+        if changed is None or card.character.pk in changed:
+            sheet_page = {**sheet_context(campaign, card), "is_gm": audience.is_gm}
+            sheet = render_to_string("character_sheet.html#state", sheet_page)
+            parts.append(sse(f"sheet-{card.character.pk}", sheet))
+    return "".join(parts)
 
 
 # --- the hub: one per process --------------------------------------------------------------------------------------
@@ -93,8 +103,8 @@ class Hub:
         self.watchers: dict[int, set[Watcher]] = defaultdict(set)
         self.listener: asyncio.Task[None] | None = None
 
-    def watch(self, audience: Audience, site: str) -> Watcher:
-        watcher = Watcher(audience, site)
+    def watch(self, audience: Audience, site: str, language: str) -> Watcher:
+        watcher = Watcher(audience, site, language)
         self.watchers[audience.campaign_id].add(watcher)
         if self.listener is None or self.listener.done():
             self.listener = asyncio.create_task(self.listen())
@@ -148,13 +158,13 @@ class Hub:
         watching = self.watchers.get(change.campaign_id)
         if not watching:
             return
-        audiences = {(watcher.audience, watcher.site) for watcher in watching}
-        # One render per audience, not per client: the cost does not grow with the number of browsers.
+        audiences = {(watcher.audience, watcher.site, watcher.language) for watcher in watching}
+        # One render per audience (and language), not per client: the cost does not grow with the number of browsers.
         render = sync_to_async(render_fragments, thread_sensitive=False)
-        rendered = await asyncio.gather(*(render(audience, site, change.characters) for audience, site in audiences))
+        rendered = await asyncio.gather(*(render(*audience, change.characters) for audience in audiences))
         by_audience = dict(zip(audiences, rendered, strict=True))
         for watcher in list(watching):
-            text = by_audience.get((watcher.audience, watcher.site), "")
+            text = by_audience.get((watcher.audience, watcher.site, watcher.language), "")
             if text is None:
                 self.deliver(watcher, END)
             elif text:
@@ -171,12 +181,12 @@ class Hub:
 hub = Hub()
 
 
-async def stream(audience: Audience, site: str) -> AsyncIterator[str]:
+async def stream(audience: Audience, site: str, language: str) -> AsyncIterator[str]:
     """One browser's stream: the current state first, then every change, with heartbeats."""
-    watcher = hub.watch(audience, site)
+    watcher = hub.watch(audience, site, language)
     try:
         yield "retry: 2000\n\n"
-        first = await sync_to_async(render_fragments, thread_sensitive=False)(audience, site)
+        first = await sync_to_async(render_fragments, thread_sensitive=False)(audience, site, language)
         if first is None:
             return
         yield first
@@ -187,7 +197,7 @@ async def stream(audience: Audience, site: str) -> AsyncIterator[str]:
                 yield ": heartbeat\n\n"
                 continue
             if text == RESYNC:
-                text = await sync_to_async(render_fragments, thread_sensitive=False)(audience, site)
+                text = await sync_to_async(render_fragments, thread_sensitive=False)(audience, site, language)
             if text is None or text == END:
                 return  # this user may no longer watch the campaign; a reconnect is refused
             yield text
@@ -216,7 +226,8 @@ async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpRespons
     # A stream lasts as long as the browser stays; its request must not keep a pooled connection all that time.
     await sync_to_async(release_connection)()
     site = f"{request.scheme}://{request.get_host()}"
-    response = StreamingHttpResponse(stream(audience, site), content_type="text/event-stream")
+    language = translation.get_language() or settings.LANGUAGE_CODE
+    response = StreamingHttpResponse(stream(audience, site, language), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import close_old_connections, connection
 from django.db.models import Q
 from django.test import Client
-from playwright.sync_api import Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
 from campaigns.models import Campaign, Event, Invitation, Membership
 from characters.models import Character
@@ -254,3 +255,106 @@ def card(page: Page, name: str):
 def settled(page: Page) -> None:
     """Wait until htmx has finished swapping and wiring up new content (htmx-added / htmx-settling go away)."""
     expect(page.locator(".htmx-added, .htmx-settling, .htmx-request")).to_have_count(0)
+
+
+def sign_in(context: BrowserContext, base_url: str, username: str) -> None:
+    """Log every page of a browser context in as this user, without the login form: a session made by Django's test
+    client. The server under test shares the database and the SECRET_KEY, and no slow real password hash is needed
+    (the tests' fast hasher is unknown to a server process). The login form itself has its own tests."""
+    client = Client()
+    client.force_login(get_user_model().objects.get(username=username))
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": base_url}])
+
+
+def without_live_updates(page: Page) -> Page:
+    """The page's live stream never answers: the page shows what it loaded, and nothing more (a tab whose stream was
+    lost, or a fresh load to compare a live page with)."""
+    # The request is left pending, never answered: an answer that ends (even a 204) makes the page's EventSource log
+    # an error or reconnect.
+    page.route("**/stream/", lambda route: None)
+    return page
+
+
+# The content of regions of a page, normalised for comparing a live-updated page with a fresh load: the text, and
+# every link, button, form and field (what it says, where it goes, its value, whether a plain form can be sent), without
+# the CSRF tokens themselves and whatever attributes htmx adds while swapping (classes such as htmx-settling): what a
+# person sees and can do there.
+REGIONS_JS = """(selectors) => {
+  const squash = (text) => (text || "").replace(/\\s+/g, " ").trim();
+  const describe = (element) => {
+    const tag = element.tagName.toLowerCase();
+    const name = squash(element.getAttribute("aria-label") || element.textContent);
+    const goes = ["href", "action", "hx-get", "hx-post"].map((a) => element.getAttribute(a) || "").join(" ");
+    let value = "";
+    if (tag === "input" || tag === "select" || tag === "textarea") {
+      value = `${element.type}:${element.name}=${element.value}`;
+      if (element.type === "checkbox" || element.type === "radio") value += element.checked ? " (on)" : " (off)";
+    }
+    // A plain POST form needs its CSRF token in the page (htmx sends the token in a header instead): without it,
+    // the form is refused with a 403. Whether it has one counts, not the token's value.
+    if (tag === "form" && (element.method || "").toLowerCase() === "post" && !element.hasAttribute("hx-post")) {
+      value = element.querySelector("input[name=csrfmiddlewaretoken][value]:not([value=''])")
+        ? "csrf token" : "NO CSRF TOKEN";
+    }
+    return [tag, name, squash(goes), value, element.disabled ? "disabled" : ""].join(" | ");
+  };
+  const result = {};
+  for (const selector of selectors) {
+    const root = document.querySelector(selector);
+    if (root === null) { result[selector] = null; continue; }
+    const controls = [...root.querySelectorAll("a, button, form, input, select, textarea, summary")]
+      .filter((element) => element.name !== "csrfmiddlewaretoken")
+      .map(describe);
+    result[selector] = {text: squash(root.textContent), controls};
+  }
+  return result;
+}"""
+
+
+def regions(page: Page, selectors: list[str]) -> dict[str, dict | None]:
+    return page.evaluate(REGIONS_JS, selectors)
+
+
+def expect_live_equals_reload(live: Page, fresh: Page, selectors: list[str]) -> None:
+    """DESIGN.md principle 3: the live page, never reloaded, shows in each region what a fresh load of its URL shows
+    (`fresh`: another page of the same browser context, without live updates)."""
+    fresh.goto(live.url)
+    wanted = regions(fresh, selectors)
+    try:
+        for selector, region in wanted.items():
+            assert region is not None, f"{selector} missing from a fresh load of {live.url}"
+            # Wait for the live update to arrive (the text is enough to wait on), then compare everything.
+            expect(live.locator(selector)).to_have_text(region["text"], timeout=3000)
+        settled(live)
+    except AssertionError:
+        pass  # it never came: say below what differs, in a few lines
+    differences = region_differences(regions(live, selectors), wanted)
+    assert not differences, "live differs from a fresh load:\n" + "\n".join(differences)
+
+
+def region_differences(live: dict[str, dict | None], fresh: dict[str, dict | None]) -> list[str]:
+    """What a live page shows differently from a fresh load, region by region, in a few readable lines."""
+    lines = []
+    for selector, want in fresh.items():
+        got = live.get(selector)
+        if got == want or want is None:
+            continue
+        if got is None:
+            lines.append(f"  {selector}: missing from the live page")
+            continue
+        if got["text"] != want["text"]:
+            at = next((i for i, (a, b) in enumerate(zip(got["text"], want["text"], strict=False)) if a != b), 0)
+            lines.append(
+                f"  {selector} text at {at}: live …{got['text'][max(at - 60, 0) : at + 60]!r}…"
+                f" fresh …{want['text'][max(at - 60, 0) : at + 60]!r}…"
+            )
+        only_fresh = [c for c in want["controls"] if c not in got["controls"]]
+        only_live = [c for c in got["controls"] if c not in want["controls"]]
+        if only_fresh:
+            lines.append(f"  {selector} only in a fresh load: {only_fresh[:6]}")
+        if only_live:
+            lines.append(f"  {selector} only live: {only_live[:6]}")
+        if not only_fresh and not only_live and got["controls"] != want["controls"]:
+            lines.append(f"  {selector} controls differ in order or number")
+    return lines

@@ -68,7 +68,8 @@
     if (event.detail.elt.matches("a[hx-get]")) opener = event.detail.elt;
   });
 
-  document.addEventListener("htmx:afterSwap", (event) => {
+  // After settling: htmx wires up the new content then, so a key pressed at once reaches a live form.
+  document.addEventListener("htmx:afterSettle", (event) => {
     // The element swapped in (after an outerHTML swap, detail.target is the old, detached one).
     const target = event.target;
     if (!target || !target.querySelectorAll) return;
