@@ -5,6 +5,7 @@
   "use strict";
 
   let opener = null; // the link that opened the form now open: Escape returns focus to it
+  let opened = null; // the form opened last: Escape closes it even when the focus is elsewhere
 
   function typing(target) {
     return target.closest("input, select, textarea, [contenteditable]") !== null;
@@ -68,6 +69,14 @@
     if (event.detail.elt.matches("a[hx-get]")) opener = event.detail.elt;
   });
 
+  // A form just opened can be closed with Escape at once, before it settles and takes the focus.
+  document.addEventListener("htmx:afterSwap", (event) => {
+    const target = event.target;
+    if (!target || !target.querySelector || !event.detail.requestConfig) return;
+    if (event.detail.requestConfig.verb !== "get") return;
+    opened = target.matches("form.action-form") ? target : target.querySelector("form.action-form") || opened;
+  });
+
   // After settling: htmx wires up the new content then, so a key pressed at once reaches a live form.
   document.addEventListener("htmx:afterSettle", (event) => {
     // The element swapped in (after an outerHTML swap, detail.target is the old, detached one).
@@ -76,6 +85,7 @@
     prepare(target.parentNode || target);
     const form = target.matches("form.action-form") ? target : target.querySelector("form.action-form");
     if (form && event.detail.requestConfig && event.detail.requestConfig.verb === "get") {
+      opened = form;
       const field = firstField(form);
       if (field) field.focus();
     }
@@ -112,10 +122,12 @@
 
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
-    const form = event.target.closest && event.target.closest("form.action-form");
+    const focused = event.target.closest && event.target.closest("form.action-form");
+    const form = focused || (opened && document.body.contains(opened) ? opened : null);
     if (event.key === "Escape" && form) {
       event.preventDefault();
       closeForm(form);
+      opened = null;
       return;
     }
     if (event.key === "Escape") {
