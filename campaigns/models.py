@@ -52,6 +52,12 @@ def new_invitation_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+class InvitationQuerySet(models.QuerySet["Invitation"]):
+    def pending(self) -> "InvitationQuerySet":
+        """Links that can still hand over their character: neither claimed nor revoked (see Invitation.pending)."""
+        return self.filter(claimed_by=None, revoked_at=None)
+
+
 class Invitation(models.Model):
     """A link the GM hands to a player so that they can claim one character."""
 
@@ -64,6 +70,8 @@ class Invitation(models.Model):
     )
     claimed_at = models.DateTimeField(_("reclamada"), null=True, blank=True)
     revoked_at = models.DateTimeField(_("anulada"), null=True, blank=True)
+
+    objects = InvitationQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("invitación")

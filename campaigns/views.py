@@ -50,7 +50,8 @@ def invitation_in(next_url: str) -> Invitation | None:
     if match is None:
         return None
     return (
-        Invitation.objects.filter(token=match[1], claimed_by=None, revoked_at=None, character__removed=False)
+        Invitation.objects.pending()
+        .filter(token=match[1], character__removed=False)
         .select_related("campaign", "character")
         .first()
     )

@@ -130,7 +130,7 @@ def cards_for(campaign: Campaign, characters: Iterable[Character], invitations: 
     ids = [c.pk for c in characters]
     pending: dict[int, Invitation] = {}
     if invitations:
-        links = Invitation.objects.filter(character_id__in=ids, claimed_by=None, revoked_at=None).order_by("id")
+        links = Invitation.objects.pending().filter(character_id__in=ids).order_by("id")
         pending = {link.character_id: link for link in links}
     wounds: dict[int, list[Wound]] = defaultdict(list)
     for wound in Wound.objects.filter(character_id__in=ids).order_by("id"):

@@ -46,6 +46,14 @@ def number(name: str, value: int, label: str) -> int:
     return value
 
 
+def checked_name(name: str, longest: int) -> str:
+    """A name as people type it: trimmed, not empty, not too long, no NUL (PostgreSQL refuses it in text)."""
+    name = name.strip()
+    if not name or len(name) > longest or "\x00" in name:
+        raise ActionError(_("El nombre debe tener entre 1 y %(max)s caracteres.") % {"max": longest}, "name")
+    return name
+
+
 # --- locking and loading ---------------------------------------------------------------------------------------------
 # Every action takes the campaign row first, then the rows it changes, always in the same order (characters, wounds,
 # illnesses, then invitations or diseases, each by id), so that two actions never wait for each other in a circle.

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event, EventKind
-from rules.actions.core import ActionError, Actor, Outcome, lock_campaign, log
+from rules.actions.core import ActionError, Actor, Outcome, checked_name, lock_campaign, log
 from rules.models import Disease, disease_errors
 
 NAME_LENGTH = 80
@@ -35,9 +35,7 @@ def name_taken(campaign: Campaign, name: str, exclude: int | None = None) -> boo
 
 
 def _checked(campaign: Campaign, sheet: DiseaseSheet, exclude: int | None = None, active: bool = True) -> DiseaseSheet:
-    name = sheet.name.strip()
-    if not name or len(name) > NAME_LENGTH or "\x00" in name:
-        raise ActionError(_("El nombre debe tener entre 1 y %(max)s caracteres.") % {"max": NAME_LENGTH}, "name")
+    name = checked_name(sheet.name, NAME_LENGTH)
     if active and name_taken(campaign, name, exclude):
         raise ActionError(_("Ya hay una enfermedad activa con este nombre en esta campaña."), "name")
     for field, message in disease_errors(sheet.category, sheet.penalty, sheet.pg_per_week).items():

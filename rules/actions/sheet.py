@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from campaigns.models import Campaign, Event, EventKind, Invitation, Membership
 from characters.models import Character
 from rules import engine, mapping
-from rules.actions.core import ActionError, Actor, Outcome, finish, ids, load, lock_campaign, log
+from rules.actions.core import ActionError, Actor, Outcome, checked_name, finish, ids, load, lock_campaign, log
 
 NAME_LENGTH = 100
 NOTES_LENGTH = 5000
@@ -42,9 +42,7 @@ SHEET_FIELDS = tuple(field.name for field in fields(Sheet))
 
 def _checked(campaign: Campaign, sheet: Sheet, player_now: int | None = None) -> Sheet:
     """The same ranges the forms show (RULES.md sections 1 and 7.11), for any caller: a form, the admin, a script."""
-    name = sheet.name.strip()
-    if not name or len(name) > NAME_LENGTH or "\x00" in name:
-        raise ActionError(_("El nombre debe tener entre 1 y %(max)s caracteres.") % {"max": NAME_LENGTH}, "name")
+    name = checked_name(sheet.name, NAME_LENGTH)
     if len(sheet.notes) > NOTES_LENGTH or "\x00" in sheet.notes:
         raise ActionError(_("Las notas pueden tener como mucho %(max)s caracteres.") % {"max": NOTES_LENGTH}, "notes")
     ranges = {
@@ -66,9 +64,7 @@ def _checked(campaign: Campaign, sheet: Sheet, player_now: int | None = None) ->
 def _revoke_pending(character: Character) -> list[int]:
     """Cancel the character's pending invitation links (it now has a player, or it left): returns their ids."""
     pending = list(
-        Invitation.objects.select_for_update()
-        .filter(character=character, claimed_by=None, revoked_at=None)
-        .values_list("pk", flat=True)
+        Invitation.objects.select_for_update().pending().filter(character=character).values_list("pk", flat=True)
     )
     Invitation.objects.filter(pk__in=pending).update(revoked_at=timezone.now())
     return pending
@@ -156,7 +152,7 @@ def create_invitation(campaign: Campaign | int, character: Character | int, *, b
     row = loaded.character
     if row.player_id is not None:
         raise ActionError(_("%(name)s ya tiene jugador: no necesita invitación.") % {"name": row.name}, "character")
-    if Invitation.objects.filter(character=row, claimed_by=None, revoked_at=None).exists():
+    if Invitation.objects.pending().filter(character=row).exists():
         return Outcome(None, [row])  # its pending link is already on the table
     invitation = Invitation.objects.create(campaign=campaign, character=row)
     event = log(campaign, EventKind.INVITATION_CREATED, by, {"name": row.name, "invitation": invitation.pk}, [row.pk])
@@ -213,9 +209,7 @@ def claim_invitation(token: str, user: User) -> Outcome:
 def edit_campaign(campaign: Campaign | int, *, name: str, gm: User, by: Actor) -> Outcome:
     """Rename a campaign or give it another GM (a site admin's change): logged and undoable like the rest."""
     campaign = lock_campaign(campaign)
-    name = name.strip()
-    if not name or len(name) > NAME_LENGTH or "\x00" in name:
-        raise ActionError(_("El nombre debe tener entre 1 y %(max)s caracteres.") % {"max": NAME_LENGTH}, "name")
+    name = checked_name(name, NAME_LENGTH)
     pairs: dict[str, list[Any]] = {"name": [campaign.name, name], "gm_id": [campaign.gm_id, gm.pk]}
     changes = {field: pair for field, pair in pairs.items() if pair[0] != pair[1]}
     if not changes:
