@@ -124,4 +124,6 @@ def too_long() -> str:
 
 
 def _without_accents(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    # NFD, not NFKD: "días" becomes "dias", but "²" or "８" stay what they are and are refused (RULES.md 7.11: ASCII
+    # digits only) instead of being read as 2 or 8.
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))

@@ -134,3 +134,14 @@ def test_parse_duration_accepts_exactly_the_cap():
 def test_parse_duration_refuses_what_is_not_text():
     with pytest.raises(ValueError):
         parse_duration(None)
+
+
+@pytest.mark.parametrize("text", ["²", "2²h", "８h", "①d", "1h ²"])
+def test_parse_duration_refuses_digits_that_are_not_ascii(text):
+    # RULES.md 7.11: numbers are ASCII digits only; a superscript or full-width digit is not read as one.
+    with pytest.raises(ValueError, match="No se entiende"):
+        parse_duration(text)
+
+
+def test_parse_duration_still_reads_accented_units():
+    assert parse_duration("2 días") == 2 * 86400

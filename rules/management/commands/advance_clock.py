@@ -16,7 +16,8 @@ class Command(BaseCommand):
         parser.add_argument("--no-rest", action="store_true", help="nobody rests during this time")
 
     def handle(self, campaign: str, duration: str, no_rest: bool, **options: object) -> None:
-        found = Campaign.objects.filter(pk=int(campaign)) if campaign.isdigit() else Campaign.objects.none()
+        by_id = campaign.isascii() and campaign.isdigit()
+        found = Campaign.objects.filter(pk=int(campaign)) if by_id else Campaign.objects.none()
         found = found or Campaign.objects.filter(name=campaign)
         if len(found) != 1:
             raise CommandError(f"No single campaign matches {campaign!r}.")
