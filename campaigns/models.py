@@ -48,6 +48,10 @@ class Membership(models.Model):
         return f"{self.user} @ {self.campaign}"
 
 
+# What an invitation token can look like (token_urlsafe's alphabet): anything else in an /invite/ URL is a 404.
+TOKEN_PATTERN = "[A-Za-z0-9_-]{1,64}"
+
+
 def new_invitation_token() -> str:
     return secrets.token_urlsafe(24)
 

@@ -1,13 +1,27 @@
-from django.urls import path
+from django.urls import path, register_converter
 
 from campaigns import views
+from campaigns.models import TOKEN_PATTERN
+
+
+class TokenConverter:
+    regex = TOKEN_PATTERN
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(TokenConverter, "token")
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/signup/", views.signup, name="signup"),
     path("campaigns/new/", views.campaign_create, name="campaign_create"),
-    path("invite/<str:token>/", views.invitation, name="invitation"),
+    path("invite/<token:token>/", views.invitation, name="invitation"),
     path(
         "campaigns/<int:campaign_id>/invitations/<int:invitation_id>/revoke/",
         views.invitation_revoke,

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from campaigns import access
 from campaigns.forms import CampaignForm, SignupForm
-from campaigns.models import Campaign, Invitation
+from campaigns.models import TOKEN_PATTERN, Campaign, Invitation
 from rules import actions
 
 
@@ -46,7 +46,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
 def invitation_in(next_url: str) -> Invitation | None:
     """The pending invitation a visitor is on their way to (`next=/invite/<token>/`), so that the login and sign-up
     pages can say who invited them and to play whom."""
-    match = re.fullmatch(r"/invite/([A-Za-z0-9_-]{1,64})/", next_url)
+    match = re.fullmatch(f"/invite/({TOKEN_PATTERN})/", next_url)
     if match is None:
         return None
     return (

@@ -31,6 +31,11 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 SIGNUP_OPEN = env_bool("SIGNUP_OPEN", True)
 
+# What one account may make or hold at once (README "Limits"). Reaching a cap is refused with a message that says so.
+CAMPAIGNS_PER_USER = int(os.environ.get("CAMPAIGNS_PER_USER", "20"))
+CHARACTERS_PER_CAMPAIGN = int(os.environ.get("CHARACTERS_PER_CAMPAIGN", "60"))
+STREAMS_PER_USER = int(os.environ.get("STREAMS_PER_USER", "12"))
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
