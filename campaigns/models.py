@@ -94,6 +94,21 @@ class Invitation(models.Model):
         return self.claimed_by_id is None and self.revoked_at is None
 
 
+class Signup(models.Model):
+    """An account made through the sign-up page, by client address: what campaigns.throttle counts."""
+
+    address = models.CharField(max_length=64)
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        verbose_name = _("registro")
+        verbose_name_plural = _("registros")
+        indexes = [models.Index(fields=["address", "at"], name="signup_address_at")]
+
+    def __str__(self) -> str:
+        return f"{self.address} {self.at:%Y-%m-%d %H:%M}"
+
+
 class EventKind(models.TextChoices):
     """What one entry of the campaign log records: one action of rules.actions each."""
 

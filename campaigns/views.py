@@ -10,10 +10,11 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from campaigns import access
+from campaigns import access, throttle
 from campaigns.forms import CampaignForm, SignupForm
 from campaigns.models import TOKEN_PATTERN, Campaign, Invitation
 from rules import actions
@@ -73,17 +74,17 @@ def signup(request: HttpRequest) -> HttpResponse:
         raise Http404
     form = SignupForm(request.POST or None)
     next_url = request.GET.get("next", request.POST.get("next", ""))
+    context = {"form": form, "next": next_url, "invite": invitation_in(next_url)}
+    if request.method == "POST" and not throttle.signup_allowed(request):
+        return render(request, "registration/signup.html", context | {"refused": throttle.signup_refused()}, status=429)
     if request.method == "POST" and form.is_valid():
         user = form.save()
+        throttle.record_signup(request)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         next_url = request.POST.get("next", "")
-        return redirect(next_url if next_url.startswith("/") and not next_url.startswith("//") else "home")
-    return render(
-        request,
-        "registration/signup.html",
-        {"form": form, "next": next_url, "invite": invitation_in(next_url)},
-        status=400 if form.errors else 200,
-    )
+        safe = url_has_allowed_host_and_scheme(next_url, allowed_hosts=None) and next_url.startswith("/")
+        return redirect(next_url if safe else "home")
+    return render(request, "registration/signup.html", context, status=400 if form.errors else 200)
 
 
 @require_http_methods(["GET", "POST"])

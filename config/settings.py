@@ -2,6 +2,7 @@
 production sets DEBUG=0, SECRET_KEY, ALLOWED_HOSTS and DATABASE_URL (see README)."""
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -46,6 +47,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "django_htmx",
+    "axes",
     "campaigns",
     "characters",
     "rules",
@@ -65,6 +67,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # last, as django-axes asks: it turns a locked-out login into campaigns.throttle.locked_out
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -108,6 +112,19 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Logins are throttled by django-axes: after LOGIN_FAILURE_LIMIT wrong passwords for one account, or from one client
+# address, that account or address is refused for LOGIN_COOLOFF_MINUTES (a right password included). An admin unlocks
+# at once by deleting the "Access attempts" in /admin/ or with `manage.py axes_reset_username NAME`. The client address
+# is REMOTE_ADDR: behind a proxy, make the proxy pass the real one (uvicorn --proxy-headers --forwarded-allow-ips).
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "8"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "campaigns.throttle.locked_out"
+AXES_VERBOSE = False
+# Sign-ups from one client address in one hour (SIGNUP_OPEN=0 closes sign-up altogether).
+SIGNUPS_PER_HOUR = int(os.environ.get("SIGNUPS_PER_HOUR", "5"))
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -164,4 +181,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # django-axes logs every login at INFO; lockouts are warnings
+    "loggers": {"axes": {"level": "WARNING"}},
 }

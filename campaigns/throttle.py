@@ -1,0 +1,55 @@
+"""What a visitor without an account can try, bounded: logging in (django-axes counts the failures per account and per
+client address and calls `locked_out`, see settings) and signing up (SIGNUPS_PER_HOUR per client address)."""
+
+from datetime import timedelta
+from typing import Any
+
+from axes.helpers import get_client_ip_address
+from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from campaigns.models import Signup
+
+
+def client_address(request: HttpRequest) -> str:
+    """The address the throttles count by: the same one django-axes reads (REMOTE_ADDR)."""
+    return get_client_ip_address(request) or ""
+
+
+def cooloff_minutes() -> int:
+    return max(1, int(settings.AXES_COOLOFF_TIME.total_seconds() // 60))
+
+
+def locked_out(request: HttpRequest, response: HttpResponse | None = None, credentials: Any = None) -> HttpResponse:
+    """The login page again, saying why nothing was checked: too many wrong passwords for this account or from here."""
+    message = _(
+        "Demasiados intentos fallidos. Espera %(minutes)s minutos y vuelve a intentarlo, "
+        "o pide a un administrador que desbloquee la cuenta."
+    ) % {"minutes": cooloff_minutes()}
+    next_url = request.POST.get("next", request.GET.get("next", ""))
+    return render(
+        request,
+        "registration/login.html",
+        {"form": AuthenticationForm(request), "locked": message, "next": next_url},
+        status=429,
+    )
+
+
+def signup_allowed(request: HttpRequest) -> bool:
+    """Fewer than SIGNUPS_PER_HOUR accounts were made from this address in the last hour."""
+    since = timezone.now() - timedelta(hours=1)
+    return Signup.objects.filter(address=client_address(request), at__gte=since).count() < settings.SIGNUPS_PER_HOUR
+
+
+def record_signup(request: HttpRequest) -> None:
+    Signup.objects.create(address=client_address(request))
+    # the rows only matter for an hour: keep the table small
+    Signup.objects.filter(at__lt=timezone.now() - timedelta(hours=2)).delete()
+
+
+def signup_refused() -> str:
+    return _("Se han creado demasiadas cuentas desde esta dirección. Vuelve a intentarlo dentro de una hora.")
