@@ -25,6 +25,7 @@ from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpRespons
 from django.http.response import HttpResponseBase
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from campaigns import access
@@ -109,6 +110,10 @@ class Hub:
         if self.listener is None or self.listener.done():
             self.listener = asyncio.create_task(self.listen())
         return watcher
+
+    def streams_of(self, user_id: int) -> int:
+        """How many streams this process holds open for one user, over all their campaigns."""
+        return sum(watcher.audience.user_id == user_id for watching in self.watchers.values() for watcher in watching)
 
     def forget(self, watcher: Watcher) -> None:
         watching = self.watchers.get(watcher.audience.campaign_id)
@@ -223,6 +228,10 @@ async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpRespons
     audience = access.audience_of(user, campaign)
     if not await sync_to_async(access.still_sees)(audience):
         raise Http404  # a member who plays no character here any more
+    if hub.streams_of(user.pk) >= settings.STREAMS_PER_USER:
+        # Each stream holds memory and a share of every render: one account cannot hold hundreds (README "Limits").
+        message = _("Demasiadas pantallas abiertas con esta cuenta: cierra alguna pestaña y recarga esta.")
+        return HttpResponse(message, status=429, headers={"Retry-After": "30"}, content_type="text/plain")
     # A stream lasts as long as the browser stays; its request must not keep a pooled connection all that time.
     await sync_to_async(release_connection)()
     site = f"{request.scheme}://{request.get_host()}"

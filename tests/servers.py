@@ -31,10 +31,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def asgi_server():
-    """Start `uvicorn config.asgi:application` on a free port; yield its base URL; stop it."""
+def asgi_server(**settings_env: str):
+    """Start `uvicorn config.asgi:application` on a free port (with extra environment, e.g. a cap of the settings);
+    yield its base URL; stop it."""
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "1"}
+    env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "1", **settings_env}
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set for Playwright in this process; the server must stay async-safe
     process = subprocess.Popen(
         [

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
@@ -84,6 +85,11 @@ def add_character(campaign: Campaign | int, sheet: Sheet, *, by: Actor) -> Outco
     """A new character joins the campaign, unhurt."""
     campaign = lock_campaign(campaign)
     sheet = _checked(campaign, sheet)
+    if Character.objects.filter(campaign=campaign).count() >= settings.CHARACTERS_PER_CAMPAIGN:
+        raise ActionError(
+            _("La campaña ya tiene %(count)s personajes, el máximo de este sitio: retira alguno para añadir otro.")
+            % {"count": settings.CHARACTERS_PER_CAMPAIGN}
+        )
     character = Character(campaign=campaign, **{name: getattr(sheet, name) for name in SHEET_FIELDS})
     character.pg = engine.max_pg(sheet.constitution)
     character.save()

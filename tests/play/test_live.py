@@ -1,6 +1,7 @@
 """Live updates through real server processes, real LISTEN/NOTIFY and real SSE clients."""
 
 import re
+import socket
 import threading
 import time
 
@@ -230,3 +231,45 @@ def test_a_player_who_claims_a_character_can_watch_it(world: World, server):
         assert newcomer.ended.wait(15), "the stream outlived the membership"
     finally:
         newcomer.close()
+
+
+def open_raw_stream(base: str, path: str, user) -> socket.socket:
+    """A stream on a bare socket, read until its first state arrived: closing the socket is a browser going away."""
+    host, port = base.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=10)
+    cookie = session_cookies(user)["sessionid"]
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nCookie: sessionid={cookie}\r\n\r\n".encode())
+    received = b""
+    while b"event: clock" not in received:
+        chunk = sock.recv(65536)
+        assert chunk, f"the stream closed: {received[:300]!r}"
+        received += chunk
+    return sock
+
+
+def test_one_account_holds_at_most_streams_per_user_open_streams(world: World):
+    with asgi_server(STREAMS_PER_USER="3") as base:
+        streams = [Listener(base, stream_path(world), world.gm_a) for _ in range(2)]
+        raw = open_raw_stream(base, stream_path(world), world.gm_a)
+        try:
+            for listener in streams:
+                listener.wait_for("clock")
+            with httpx.Client(base_url=base, cookies=session_cookies(world.gm_a), timeout=5) as client:
+                refused = client.get(stream_path(world))
+                assert refused.status_code == 429
+                assert refused.headers["Retry-After"] == "30"
+                assert "Demasiadas pantallas abiertas" in refused.text
+            # another account is not affected
+            player = Listener(base, stream_path(world), world.player_a)
+            player.wait_for("clock")
+            player.close()
+            # a browser going away makes room again
+            raw.close()
+            deadline = time.monotonic() + 10
+            while stream_status(base, world, world.gm_a) == 429:
+                assert time.monotonic() < deadline, "the closed stream's place was never freed"
+                time.sleep(0.2)
+        finally:
+            raw.close()
+            for listener in streams:
+                listener.close()

@@ -13,7 +13,7 @@ from rules import actions
 from rules.actions import ActionError
 from rules.damage import Attack
 from rules.models import Disease, Illness, Wound
-from tests.helpers import World, full_snapshot, log_mismatches, plague, reload, snapshot
+from tests.helpers import World, client_for, full_snapshot, log_mismatches, plague, reload, snapshot
 
 
 def sheet_of(character: Character, **changes) -> actions.Sheet:
@@ -88,6 +88,19 @@ def test_a_bad_sheet_is_refused_on_add_and_on_edit(world: World, changes: dict, 
     assert error.field == field
     error = refused(world, lambda: edit(world, world.char_a1, **changes))
     assert error.field == field
+
+
+def test_a_campaign_at_its_character_cap_refuses_another_and_says_so(world: World, settings):
+    settings.CHARACTERS_PER_CAMPAIGN = 3  # campaign A has Aldara, Borin and Tomás
+    error = refused(world, lambda: actions.add_character(world.campaign_a, actions.Sheet("Eira", 9), by=world.gm_a))
+    assert "3 personajes, el máximo" in error.message
+    page = client_for(world.gm_a).post(
+        f"/campaigns/{world.campaign_a.pk}/characters/new/",
+        {"name": "Eira", "constitution": 9, "jump": 0, "heal_wounds": 0, "weight_kg": 70},
+    )
+    assert page.status_code == 400 and "el máximo de este sitio" in page.text, page.context["form"].errors
+    actions.remove_character(world.campaign_a, world.npc_a, by=world.gm_a)  # a removed one does not count
+    assert actions.add_character(world.campaign_a, actions.Sheet("Eira", 9), by=world.gm_a).characters
 
 
 def test_the_name_is_trimmed(world: World):
