@@ -8,6 +8,7 @@ from pathlib import Path
 import dj_database_url
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
+from psycopg_pool import ConnectionPool
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -56,6 +57,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.outage.OutageMiddleware",
     "servestatic.middleware.ServeStaticMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -98,12 +100,19 @@ DATABASES = {
         os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/twelveplus"), conn_max_age=0
     )
 }
+# A pooled connection is checked before each use, so one the database dropped (a restart) is replaced, not handed
+# out; while the database is unreachable a request waits at most DB_POOL_TIMEOUT seconds and gets the 503 page
+# (config.outage).
 DATABASES["default"]["OPTIONS"] = {
+    "connect_timeout": 3,
     "pool": {
         "min_size": int(os.environ.get("DB_POOL_MIN", "1")),
         "max_size": int(os.environ.get("DB_POOL_MAX", "16")),
-        "timeout": 30,
-    }
+        "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "4")),
+        "check": ConnectionPool.check_connection,
+        # give up a failing reconnection soon: the next request starts a fresh one (no backoff grown to minutes)
+        "reconnect_timeout": 5,
+    },
 }
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -228,7 +228,7 @@ async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpRespons
     audience = access.audience_of(user, campaign)
     if not await sync_to_async(access.still_sees)(audience):
         raise Http404  # a member who plays no character here any more
-    if hub.streams_of(user.pk) >= settings.STREAMS_PER_USER:
+    if hub.streams_of(audience.user_id) >= settings.STREAMS_PER_USER:
         # Each stream holds memory and a share of every render: one account cannot hold hundreds (README "Limits").
         message = _("Demasiadas pantallas abiertas con esta cuenta: cierra alguna pestaña y recarga esta.")
         return HttpResponse(message, status=429, headers={"Retry-After": "30"}, content_type="text/plain")

