@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib import admin
+from django.db.models import Model, QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
 
@@ -19,7 +21,8 @@ class MembershipInline(admin.TabularInline):
 @admin.register(Campaign)
 class CampaignAdmin(admin.ModelAdmin):
     """A changed name or GM goes through rules.actions.edit_campaign: logged, undoable, and the old GM's open
-    screens stop receiving the campaign."""
+    screens stop receiving the campaign. Deleting goes through rules.actions.delete_campaign, which deletes the log,
+    characters and diseases that are read only here (the admin's own confirmation page stands for the typed name)."""
 
     list_display = ["name", "gm", "clock", "version", "created"]
     search_fields = ["name", "gm__username"]
@@ -31,6 +34,21 @@ class CampaignAdmin(admin.ModelAdmin):
             super().save_model(request, obj, form, change)  # a new campaign: nothing to log yet
             return
         actions.edit_campaign(obj.pk, name=obj.name, gm=obj.gm, by=request.user)
+
+    def get_deleted_objects(
+        self, objs: Sequence[Model] | QuerySet[Any], request: HttpRequest
+    ) -> tuple[list[Any], dict[str, int], set[str], list[str]]:
+        # The list of what goes stays; the permissions on the read-only rows and the episodes protecting a disease
+        # do not stop it: delete_campaign takes them in the right order.
+        deleted, counts, _permissions, _protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), []
+
+    def delete_model(self, request: HttpRequest, obj: Campaign) -> None:
+        actions.delete_campaign(obj.pk, by=request.user, typed_name=None)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Campaign]) -> None:
+        for pk in queryset.values_list("pk", flat=True):
+            actions.delete_campaign(pk, by=request.user, typed_name=None)
 
 
 @admin.register(Membership)

@@ -21,6 +21,9 @@ urlpatterns = [
     path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/signup/", views.signup, name="signup"),
     path("campaigns/new/", views.campaign_create, name="campaign_create"),
+    path("campaigns/import/", views.campaign_import, name="campaign_import"),
+    path("campaigns/<int:campaign_id>/export/", views.campaign_export, name="campaign_export"),
+    path("campaigns/<int:campaign_id>/delete/", views.campaign_delete, name="campaign_delete"),
     path("invite/<token:token>/", views.invitation, name="invitation"),
     path(
         "campaigns/<int:campaign_id>/invitations/<int:invitation_id>/revoke/",

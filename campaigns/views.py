@@ -1,5 +1,7 @@
-"""Campaigns and the people in them: the home page, creating a campaign, signing up, claiming an invitation."""
+"""Campaigns and the people in them: the home page, creating, exporting, importing and deleting a campaign, signing
+up, claiming an invitation."""
 
+import json
 import re
 from typing import Any
 
@@ -10,14 +12,19 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import content_disposition_header, url_has_allowed_host_and_scheme
+from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from campaigns import access, throttle
-from campaigns.forms import CampaignForm, SignupForm
+from campaigns.forms import CampaignDeleteForm, CampaignForm, CampaignImportForm, LoginForm, SignupForm
 from campaigns.models import TOKEN_PATTERN, Campaign, Invitation
 from rules import actions
+from rules.actions.campaign import DOCUMENT_BYTES
+from rules.forms import posted, posted_files
 
 
 @require_safe
@@ -35,13 +42,64 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def campaign_create(request: HttpRequest) -> HttpResponse:
-    form = CampaignForm(request.POST or None)
+    form = CampaignForm(posted(request))
     if request.method == "POST" and form.is_valid():
-        campaign = form.save(commit=False)
-        campaign.gm = access.signed_in(request)
-        campaign.save()
-        return redirect("campaign", campaign.pk)
+        try:
+            campaign = actions.create_campaign(form.cleaned_data["name"], access.signed_in(request))
+        except actions.ActionError as error:
+            form.add_error("name" if error.field == "name" else None, error.message)
+        else:
+            return redirect("campaign", campaign.pk)
     return render(request, "campaign_form.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@require_safe
+def campaign_export(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The GM downloads the whole campaign as one JSON document (rules.actions.export_campaign)."""
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    document = json.dumps(actions.export_campaign(campaign), ensure_ascii=False, indent=1)
+    filename = f"{slugify(campaign.name) or 'campana'}-{timezone.localdate():%Y-%m-%d}.json"
+    return HttpResponse(
+        document,
+        content_type="application/json; charset=utf-8",
+        headers={"Content-Disposition": content_disposition_header(True, filename)},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def campaign_import(request: HttpRequest) -> HttpResponse:
+    """Anyone signed in restores an exported campaign as a new one of their own."""
+    user = access.signed_in(request)
+    form = CampaignImportForm(posted(request), posted_files(request))
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            data = upload.read(DOCUMENT_BYTES + 1)
+            campaign = actions.import_campaign(actions.read_document(data), user)
+        except actions.ActionError as error:
+            form.add_error("file", error.message)
+        else:
+            messages.success(request, _("Campaña «%(name)s» importada.") % {"name": campaign.name})
+            return redirect("campaign", campaign.pk)
+    context = {"form": form, "max_mb": DOCUMENT_BYTES // (1024 * 1024)}
+    return render(request, "campaign_import.html", context, status=400 if form.errors else 200)
+
+
+@require_http_methods(["GET", "POST"])
+def campaign_delete(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The GM deletes the campaign after typing its name."""
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    form = CampaignDeleteForm(posted(request))
+    if request.method == "POST" and form.is_valid():
+        try:
+            actions.delete_campaign(campaign, by=request.user, typed_name=form.cleaned_data["name"])
+        except actions.ActionError as error:
+            form.add_error("name", error.message)
+        else:
+            messages.success(request, _("Campaña «%(name)s» borrada.") % {"name": campaign.name})
+            return redirect("home")
+    context = {"campaign": campaign, "form": form, "export_url": reverse("campaign_export", args=[campaign.pk])}
+    return render(request, "campaign_confirm_delete.html", context, status=400 if form.errors else 200)
 
 
 def invitation_in(next_url: str) -> Invitation | None:
@@ -59,7 +117,11 @@ def invitation_in(next_url: str) -> Invitation | None:
 
 
 class LoginView(auth_views.LoginView):
+    form_class = LoginForm
     redirect_authenticated_user = True
+
+    def form_invalid(self, form: LoginForm) -> HttpResponse:  # type: ignore[override]
+        return self.render_to_response(self.get_context_data(form=form), status=400)
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
@@ -72,7 +134,7 @@ class LoginView(auth_views.LoginView):
 def signup(request: HttpRequest) -> HttpResponse:
     if not settings.SIGNUP_OPEN:
         raise Http404
-    form = SignupForm(request.POST or None)
+    form = SignupForm(posted(request))
     next_url = request.GET.get("next", request.POST.get("next", ""))
     context = {"form": form, "next": next_url, "invite": invitation_in(next_url)}
     if request.method == "POST" and not throttle.signup_allowed(request):

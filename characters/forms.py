@@ -7,6 +7,7 @@ from django.utils.translation import gettext_lazy as _
 from campaigns.models import Campaign
 from characters.models import Character
 from rules.actions import Sheet
+from rules.forms import RowChoiceField, WholeNumberField
 
 
 class CharacterForm(forms.ModelForm):
@@ -16,6 +17,10 @@ class CharacterForm(forms.ModelForm):
         model = Character
         fields = ["name", "player", "constitution", "jump", "heal_wounds", "weight_kg", "notes"]
         widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
+        field_classes = {
+            "player": RowChoiceField,
+            **dict.fromkeys(("constitution", "jump", "heal_wounds", "weight_kg"), WholeNumberField),
+        }
 
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -12,6 +12,7 @@ from campaigns.access import campaign_for_gm, character_for_gm
 from characters.forms import CharacterForm
 from rules import actions
 from rules.actions import SHEET_FIELDS
+from rules.forms import posted
 
 
 def sheet_form_page(request: HttpRequest, form: CharacterForm, context: dict[str, object]) -> HttpResponse:
@@ -26,7 +27,7 @@ def refused(form: CharacterForm, error: actions.ActionError) -> None:
 @require_http_methods(["GET", "POST"])
 def character_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = campaign_for_gm(request.user, campaign_id)
-    form = CharacterForm(request.POST or None, campaign=campaign)
+    form = CharacterForm(posted(request), campaign=campaign)
     if request.method == "POST" and form.is_valid():
         try:
             outcome = actions.add_character(campaign, form.sheet(), by=request.user)
@@ -44,7 +45,7 @@ def character_edit(request: HttpRequest, campaign_id: int, character_id: int) ->
     character = character_for_gm(request.user, campaign_id, character_id)
     initial = model_to_dict(character, fields=[name.removesuffix("_id") for name in SHEET_FIELDS])
     # No instance: the form never writes into the character; the action re-reads it under the campaign's lock.
-    form = CharacterForm(request.POST or None, initial=initial, campaign=character.campaign)
+    form = CharacterForm(posted(request), initial=initial, campaign=character.campaign)
     if request.method == "POST" and form.is_valid():
         try:
             outcome = actions.edit_character(character.campaign, character, form.sheet(), by=request.user)

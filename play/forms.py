@@ -18,6 +18,7 @@ from characters.models import Character
 from rules import actions, engine
 from rules.actions import Actor
 from rules.damage import Attack, Collision, Damage, Drowning, Fall, Gas
+from rules.forms import RowChoiceField, WholeNumberField
 from rules.models import DAMAGE_KINDS, Disease, Illness, WoundKind
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ CHOOSE = _("— elige —")  # the empty option of a select, in the UI's languag
 def ranged(name: str, label: StrOrPromise, required: bool = False, initial: int | None = None) -> forms.IntegerField:
     """A number field whose range is the engine's (RULES.md section 7.11)."""
     low, high = engine.LIMITS[name]
-    return forms.IntegerField(
+    return WholeNumberField(
         label=label,
         required=required,
         initial=initial,
@@ -41,7 +42,7 @@ def ranged(name: str, label: StrOrPromise, required: bool = False, initial: int 
 
 
 def die_field(label: StrOrPromise, sides: int) -> forms.IntegerField:
-    return forms.IntegerField(
+    return WholeNumberField(
         label=label,
         required=False,
         min_value=1,
@@ -58,6 +59,9 @@ def dice_of(data: dict[str, Any]) -> dict[int, int | None]:
 class CampaignForm(forms.Form):
     """A form bound to one campaign: character choices never leave it (another campaign's ids are invalid)."""
 
+    # An action's refusal names its own input; where this form asks for it under another name, the message goes there.
+    action_fields: dict[str, str] = {}
+
     def __init__(self, *args: Any, campaign: Campaign, dice_for: Character | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
@@ -65,6 +69,16 @@ class CampaignForm(forms.Form):
         self.dice_for = dice_for  # whose typed dice to ask for (a card's character); None: everyone's
         # The choices this form offered when it was drawn: if they changed since, the form is not applied.
         self.fields["choices"] = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        # A hidden field (the choices drawn, the characters shown) has no place on the page for its message: it goes
+        # above the form, so a refusal always says why.
+        for name, field in self.fields.items():
+            if field.widget.is_hidden and name in self.errors:
+                for message in self.errors.pop(name):
+                    self.add_error(None, message)
+        return data
 
     def choices_now(self) -> str:
         """A fingerprint of every choice the form offers (characters, the dead, diseases, healers, illnesses)."""
@@ -87,7 +101,7 @@ class CampaignForm(forms.Form):
     def preselect_single_choices(self) -> None:
         """A choice with one option is already made (a single healer, a single illness)."""
         for name, field in self.fields.items():
-            if type(field) is forms.ModelChoiceField and field.queryset is not None and name not in self.initial:
+            if type(field) is RowChoiceField and field.queryset is not None and name not in self.initial:
                 only = list(field.queryset[:2])
                 if len(only) == 1:
                     self.initial[name] = only[0].pk
@@ -108,6 +122,11 @@ class CampaignForm(forms.Form):
 
     def perform(self, by: Actor) -> actions.Outcome:
         raise NotImplementedError
+
+    def refuse(self, error: actions.ActionError) -> None:
+        """An action's refusal, beside the field it is about, or above the form."""
+        field = self.action_fields.get(error.field or "", error.field)
+        self.add_error(field if field in self.fields else None, error.message)
 
 
 # --- damage: per kind, the fields it asks for and the damage they describe -------------------------------------------
@@ -184,6 +203,8 @@ def who_field(form: CampaignForm) -> forms.ModelMultipleChoiceField:
 
 
 class DamageForm(CampaignForm):
+    action_fields = {"expression": "amount"}
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # The kind first: "Daño a varios", then a letter, picks it from the keyboard (g for gas).
@@ -204,7 +225,7 @@ class DamageForm(CampaignForm):
 class ExposeForm(CampaignForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["disease"] = forms.ModelChoiceField(
+        self.fields["disease"] = RowChoiceField(
             label=_("Enfermedad"), queryset=Disease.objects.available_in(self.campaign), empty_label=CHOOSE
         )
         self.fields["characters"] = who_field(self)
@@ -240,7 +261,7 @@ class PatientForm(CampaignForm):
 class TreatWoundsForm(PatientForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["healer"] = forms.ModelChoiceField(
+        self.fields["healer"] = RowChoiceField(
             label=_("Sanador (Curar Heridas)"), queryset=self.healers(), empty_label=CHOOSE
         )
 
@@ -251,10 +272,10 @@ class TreatWoundsForm(PatientForm):
 class TreatIllnessForm(PatientForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["illness"] = forms.ModelChoiceField(
+        self.fields["illness"] = RowChoiceField(
             label=_("Enfermedad"), queryset=self.illnesses().filter(treated=False), empty_label=CHOOSE
         )
-        self.fields["healer"] = forms.ModelChoiceField(
+        self.fields["healer"] = RowChoiceField(
             label=_("Sanador (otro personaje con Curar Heridas)"),
             queryset=self.healers().exclude(pk=self.patient.pk),
             empty_label=CHOOSE,
@@ -268,7 +289,7 @@ class TreatIllnessForm(PatientForm):
 class MedicateForm(PatientForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["illness"] = forms.ModelChoiceField(
+        self.fields["illness"] = RowChoiceField(
             label=_("Enfermedad"), queryset=self.illnesses().filter(medicated=False), empty_label=CHOOSE
         )
 
@@ -301,6 +322,8 @@ PRESETS: list[tuple[str, StrOrPromise, bool]] = [
 
 class AdvanceForm(CampaignForm):
     """The clock: a preset button, or the duration typed in (Enter in that field advances exactly what it says)."""
+
+    action_fields = {"seconds": "duration"}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

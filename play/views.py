@@ -135,7 +135,7 @@ def answer(
         try:
             outcome = form.perform(request.user)
         except actions.ActionError as error:
-            form.add_error(error.field if error.field in form.fields else None, error.message)
+            form.refuse(error)
         else:
             if not request.htmx:
                 return redirect("campaign", campaign.pk)

@@ -1,14 +1,50 @@
-"""The form of the disease pages (rules.views): a campaign's own diseases, added and edited by its GM."""
+"""The form of the disease pages (rules.views): a campaign's own diseases, added and edited by its GM. Also the fields
+every form of the game uses for numbers and for rows chosen by id (play.forms, characters.forms)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import forms
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, QueryDict
+from django.utils.datastructures import MultiValueDict
 from django.utils.translation import gettext_lazy as _
 
 from rules.actions import DiseaseSheet
 from rules.models import PENALTY_MIN, PG_PER_WEEK_MAX, Category, Disease
+
+_WHOLE_NUMBER = re.compile(r"\s*[-+]?[0-9]+\s*")
+
+
+class WholeNumberField(forms.IntegerField):
+    """A whole number in ASCII digits (RULES.md section 7.11). Django's IntegerField reads it with int(), which also
+    takes "٣", "５" or "1_000" (as 3, 5, 1000): those are refused as not a number, like any other text."""
+
+    def to_python(self, value: Any) -> int | None:
+        if isinstance(value, str) and value.strip() and not _WHOLE_NUMBER.fullmatch(value):
+            raise ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)
+
+
+class RowChoiceField(forms.ModelChoiceField):
+    """A row chosen by its id, in ASCII digits like every number (int() would read "١٢" as row 12)."""
+
+    def to_python(self, value: Any) -> Any:
+        if isinstance(value, str) and not value.isascii():
+            raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice", params={"value": value})
+        return super().to_python(value)
+
+
+def posted(request: HttpRequest) -> QueryDict | None:
+    """What a POST sent, even nothing at all: an empty POST is a form sent empty, refused with its reasons (a 400),
+    not a fresh form (`request.POST or None` would take it for a GET)."""
+    return request.POST if request.method == "POST" else None
+
+
+def posted_files(request: HttpRequest) -> MultiValueDict | None:
+    return request.FILES if request.method == "POST" else None
 
 
 class DiseaseForm(forms.Form):
@@ -16,14 +52,14 @@ class DiseaseForm(forms.Form):
 
     name = forms.CharField(label=_("nombre"), max_length=80)
     category = forms.ChoiceField(label=_("categoría"), choices=Category.choices)
-    penalty = forms.IntegerField(
+    penalty = WholeNumberField(
         label=_("penalización a todas las tiradas"),
         min_value=PENALTY_MIN,
         max_value=0,
         help_text=_("Un número entero ≤ 0."),
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
-    pg_per_week = forms.IntegerField(
+    pg_per_week = WholeNumberField(
         label=_("PG perdidos por semana"),
         required=False,
         min_value=1,

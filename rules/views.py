@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from campaigns.access import campaign_for_gm
 from campaigns.models import Campaign
 from rules import actions
-from rules.forms import DiseaseForm
+from rules.forms import DiseaseForm, posted
 from rules.models import Disease
 
 
@@ -42,7 +42,7 @@ def refused(form: DiseaseForm, error: actions.ActionError) -> None:
 @require_http_methods(["GET", "POST"])
 def disease_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = campaign_for_gm(request.user, campaign_id)
-    form = DiseaseForm(request.POST or None)
+    form = DiseaseForm(posted(request))
     if request.method == "POST" and form.is_valid():
         try:
             actions.add_disease(campaign, form.sheet(), by=request.user)
@@ -60,7 +60,7 @@ def disease_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def disease_edit(request: HttpRequest, campaign_id: int, disease_id: int) -> HttpResponse:
     campaign = campaign_for_gm(request.user, campaign_id)
     disease = get_disease_for_gm(campaign, disease_id)
-    form = DiseaseForm(request.POST or None, disease=disease)
+    form = DiseaseForm(posted(request), disease=disease)
     if request.method == "POST" and form.is_valid():
         try:
             # Illnesses copy the numbers when they start, so this rewrites no one's history.

@@ -7,6 +7,7 @@ campaign and the affected character ids — never data. Bad input raises ActionE
 nothing. Every event can be undone (rules.actions.undo).
 """
 
+from rules.actions.campaign import create_campaign, delete_campaign, export_campaign, import_campaign, read_document
 from rules.actions.core import ActionError, Actor, Outcome
 from rules.actions.diseases import DiseaseSheet, add_disease, edit_disease, restore_disease, retire_disease
 from rules.actions.health import (
@@ -45,14 +46,19 @@ __all__ = [
     "advance_clock",
     "apply_damage",
     "claim_invitation",
+    "create_campaign",
     "create_invitation",
+    "delete_campaign",
     "edit_campaign",
     "edit_character",
     "edit_disease",
     "exertion",
+    "export_campaign",
     "expose",
+    "import_campaign",
     "latest_undoable",
     "medicate",
+    "read_document",
     "remove_character",
     "restore_disease",
     "retire_disease",

@@ -267,7 +267,9 @@ def undo_invitation_revoked(campaign: Campaign, event: Event) -> None:
 
 
 def undo_invitation_claimed(campaign: Campaign, event: Event) -> None:
-    invitation = campaign.invitations.select_for_update().get(pk=event.details["invitation"])
+    invitation = campaign.invitations.select_for_update().filter(pk=event.details["invitation"]).first()
+    if invitation is None:
+        return  # an imported campaign: its links and players stayed on the site it came from
     Character.everyone.filter(pk=invitation.character_id).update(player=None)
     if event.details.get("joined") and invitation.claimed_by_id is not None:
         campaign.memberships.filter(user_id=invitation.claimed_by_id).delete()

@@ -35,6 +35,9 @@ MATRIX = {
     "signup": ("get", lambda w: {}, everyone(200, anonymous=200)),
     "set_language": ("post", lambda w: {}, everyone(302, anonymous=302)),
     "campaign_create": ("get", lambda w: {}, everyone(200)),
+    "campaign_import": ("get", lambda w: {}, everyone(200)),
+    "campaign_export": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    "campaign_delete": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "campaign": (
         "get",
         lambda w: {"campaign_id": w.campaign_a.pk},

@@ -23,7 +23,7 @@ def signed_in(client: Client) -> bool:
 def test_a_brute_force_on_one_account_is_stopped_even_with_the_right_password(world: World, settings):
     client = Client()
     for _ in range(settings.AXES_FAILURE_LIMIT - 1):
-        assert attempt(client, "player_a", "wrong").status_code == 200
+        assert attempt(client, "player_a", "wrong").status_code == 400
     locked = attempt(client, "player_a", "wrong")
     assert locked.status_code == 429
     assert "Demasiados intentos fallidos" in locked.text
