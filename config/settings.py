@@ -10,15 +10,9 @@ from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 from psycopg_pool import ConnectionPool
 
+from config.env import env_bool, env_list
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env_bool(name: str, default: bool) -> bool:
-    return os.environ.get(name, "1" if default else "0").strip().lower() in {"1", "true", "yes", "on"}
-
-
-def env_list(name: str, default: str) -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
 DEBUG = env_bool("DEBUG", True)
@@ -32,6 +26,9 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 SIGNUP_OPEN = env_bool("SIGNUP_OPEN", True)
+# The demo campaign and its accounts (manage.py load_demo, run by `make run`), whose passwords are in the README: for
+# a developer's machine only, unless asked for.
+DEMO = env_bool("DEMO", DEBUG)
 
 # What one account may make or hold at once (README "Limits"). Reaching a cap is refused with a message that says so.
 CAMPAIGNS_PER_USER = int(os.environ.get("CAMPAIGNS_PER_USER", "20"))

@@ -19,6 +19,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from config.env import env_bool  # noqa: E402
+
 PYTHON = sys.executable
 DB_NAME = "twelveplus"
 
@@ -58,7 +61,10 @@ def run() -> int:
         os.environ["DATABASE_URL"] = embedded_database_url(ROOT / ".data" / "pg", throw_away=False)
         print("Using the embedded PostgreSQL in .data/pg")
     manage("migrate", "--no-input", "-v", "0")
-    manage("load_demo")
+    if not env_bool("DEBUG", True):
+        # DEBUG=0 serves static files from STATIC_ROOT, hashed and compressed (servestatic): collect them first.
+        manage("collectstatic", "--no-input", "-v", "0")
+    manage("load_demo")  # only with DEBUG=1 or DEMO=1
     host, port = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
     print(f"\nServing on http://{host}:{port}/  (Ctrl-C stops it)\n", flush=True)
     server = subprocess.Popen(

@@ -1,11 +1,20 @@
-"""Checks on the project's own files: production settings, docker-compose."""
+"""Checks on the project's own files: production settings, `make run` with DEBUG=0, docker-compose."""
 
 import os
+import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import httpx
+import psycopg
+import pytest
 import yaml
+from django.db import connection
+
+from tests.servers import database_url, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,3 +72,81 @@ def test_csp_header_and_language(client, db):
     assert "Iniciar sesión" in response.content.decode()
     english = client.get("/accounts/login/", headers={"accept-language": "en"})
     assert english.headers["Content-Language"] == "en"
+
+
+def test_docker_compose_has_no_secret_key_of_its_own():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    secret = compose["services"]["web"]["environment"]["SECRET_KEY"]
+    assert secret.startswith("${SECRET_KEY:?"), "compose must refuse to start without a SECRET_KEY"
+
+
+@pytest.fixture
+def empty_database(db, django_db_blocker):
+    """A database of its own on the test server, dropped afterwards: what a first production start finds."""
+    name = f"{connection.settings_dict['NAME']}_production"
+    url = database_url().rsplit("/", 1)[0] + "/" + name
+    admin_url = database_url().rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    yield url
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_make_run_in_production_serves_pages_and_creates_no_demo_accounts(empty_database):
+    port = free_port()
+    env = {
+        **os.environ,
+        **PRODUCTION_ENV,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "DATABASE_URL": empty_database,
+        "PORT": str(port),
+        # plain http on this machine: no redirect to https, cookies without the Secure flag
+        "SECURE_SSL_REDIRECT": "0",
+        "SESSION_COOKIE_SECURE": "0",
+        "CSRF_COOKIE_SECURE": "0",
+    }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    process = subprocess.Popen(
+        [sys.executable, "scripts/dev.py", "run"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                login = httpx.get(f"{base}/accounts/login/", timeout=5)
+                break
+            except httpx.TransportError:
+                assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
+                assert time.monotonic() < deadline, "make run did not serve within 90 s"
+                time.sleep(0.3)
+        assert login.status_code == 200 and "Iniciar sesión" in login.text
+        stylesheet = re.search(r'href="(/static/css/app\.[0-9a-f]+\.css)"', login.text)
+        assert stylesheet, "static files are served hashed, from collectstatic"
+        assert httpx.get(base + stylesheet[1], timeout=5).status_code == 200
+        with psycopg.connect(empty_database) as conn:
+            assert conn.execute("SELECT count(*) FROM auth_user").fetchone() == (0,)
+            assert conn.execute("SELECT count(*) FROM campaigns_campaign").fetchone() == (0,)
+        with httpx.Client(base_url=base, timeout=5) as client:
+            client.get("/accounts/login/")
+            answer = client.post(
+                "/accounts/login/",
+                data={
+                    "username": "admin",
+                    "password": "cripta-admin",
+                    "csrfmiddlewaretoken": client.cookies["csrftoken"],
+                },
+                headers={"Referer": base + "/accounts/login/"},
+            )
+            assert answer.status_code == 400  # no such account
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            output = process.communicate(timeout=20)[0].decode()
+        except subprocess.TimeoutExpired:
+            process.kill()
+            output = process.communicate()[0].decode()
+    assert "No demo data" in output
+    assert "cripta-" not in output

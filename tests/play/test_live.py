@@ -273,3 +273,11 @@ def test_one_account_holds_at_most_streams_per_user_open_streams(world: World):
             raw.close()
             for listener in streams:
                 listener.close()
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH"])
+def test_the_stream_answers_only_get(world: World, server, method: str):
+    with httpx.Client(base_url=server, cookies=session_cookies(world.gm_a), timeout=5) as client:
+        client.get("/")  # the CSRF cookie: a forged request would stop at 403 before the method is looked at
+        csrf = {"X-CSRFToken": client.cookies["csrftoken"]}
+        assert client.request(method, stream_path(world), headers=csrf).status_code == 405

@@ -1,5 +1,6 @@
 """Loads the demo campaign «La Cripta de Hielo». Running it again changes nothing."""
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
@@ -21,8 +22,14 @@ DEMO_ADMIN = ("admin", "cripta-admin")
 class Command(BaseCommand):
     help = "Creates the demo campaign, its GM, two players and four characters (idempotent)."
 
-    @transaction.atomic
     def handle(self, *args: object, **options: object) -> None:
+        if not settings.DEMO:
+            self.stdout.write("No demo data: DEBUG is off (DEMO=1 loads it anyway, with its public passwords).")
+            return
+        self.load()
+
+    @transaction.atomic
+    def load(self) -> None:
         Disease.objects.ensure_builtin()
         User = get_user_model()
         users = {}
@@ -39,8 +46,9 @@ class Command(BaseCommand):
             admin.set_password(DEMO_ADMIN[1])
             admin.save()
 
-        campaign, created = Campaign.objects.get_or_create(name=DEMO_CAMPAIGN, gm=users["narrador"])
-        if created:
+        campaign = Campaign.objects.filter(name=DEMO_CAMPAIGN, gm=users["narrador"]).first()
+        if campaign is None:
+            campaign = actions.create_campaign(DEMO_CAMPAIGN, users["narrador"])
             for player in ("ana", "bruno"):
                 Membership.objects.create(campaign=campaign, user=users[player])
             gm, ana, bruno = users["narrador"], users["ana"], users["bruno"]
