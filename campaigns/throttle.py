@@ -4,15 +4,32 @@ client address and calls `locked_out`, see settings) and signing up (SIGNUPS_PER
 from datetime import timedelta
 from typing import Any
 
+from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_client_ip_address
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
+from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.models import Signup
+
+
+class LoginAttempts(AxesDatabaseHandler):
+    """django-axes's record of failed logins, with a limit of its own for a client address: a whole table of players
+    behind one home router may mistype a few passwords without locking each other out, while one address trying
+    password after password (or account after account) is still stopped. Axes compares the larger of the counts (by
+    account, by address) with LOGIN_FAILURE_LIMIT; the count by address is scaled so that it reaches that limit only at
+    LOGIN_ADDRESS_FAILURE_LIMIT."""
+
+    def get_failures(self, request: HttpRequest, credentials: dict[str, Any] | None = None) -> int:
+        by_account, by_address = (
+            attempts.aggregate(total=Sum("failures_since_start"))["total"] or 0
+            for attempts in self.get_user_attempts(request, credentials)  # settings.AXES_LOCKOUT_PARAMETERS' order
+        )
+        return max(by_account, by_address * settings.AXES_FAILURE_LIMIT // settings.LOGIN_ADDRESS_FAILURE_LIMIT)
 
 
 def client_address(request: HttpRequest) -> str:

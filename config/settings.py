@@ -118,14 +118,17 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# Logins are throttled by django-axes: after LOGIN_FAILURE_LIMIT wrong passwords for one account, or from one client
-# address, that account or address is refused for LOGIN_COOLOFF_MINUTES (a right password included). An admin unlocks
+# Logins are throttled by django-axes: after LOGIN_FAILURE_LIMIT wrong passwords for one account, or
+# LOGIN_ADDRESS_FAILURE_LIMIT from one client address (a table of players may share one), that account or address is
+# refused for LOGIN_COOLOFF_MINUTES (a right password included; campaigns.throttle). An admin unlocks
 # at once by deleting the "Access attempts" in /admin/ or with `manage.py axes_reset_username NAME`. The client address
 # is REMOTE_ADDR: behind a proxy, make the proxy pass the real one (uvicorn --proxy-headers --forwarded-allow-ips).
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "8"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+LOGIN_ADDRESS_FAILURE_LIMIT = max(AXES_FAILURE_LIMIT, int(os.environ.get("LOGIN_ADDRESS_FAILURE_LIMIT", "40")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # this order: campaigns.throttle.LoginAttempts reads it
+AXES_HANDLER = "campaigns.throttle.LoginAttempts"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "campaigns.throttle.locked_out"
 AXES_VERBOSE = False
