@@ -34,4 +34,8 @@ class CampaignImportForm(forms.Form):
 
 
 class CampaignDeleteForm(forms.Form):
-    name = forms.CharField(label=_("Nombre de la campaña"), max_length=200)
+    name = forms.CharField(
+        label=_("Nombre de la campaña"),
+        max_length=200,
+        widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "off", "spellcheck": "false"}),
+    )

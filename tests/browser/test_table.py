@@ -137,3 +137,34 @@ def test_player_reads_the_sheet_on_a_phone(phone: Page, live_server, demo):
     assert phone.evaluate("document.documentElement.scrollWidth") <= 375
     screenshot(phone, "sheet-player-phone")
     assert phone.errors == []
+
+
+@pytest.mark.parametrize(
+    "status, words",
+    [
+        (503, "La base de datos no responde ahora mismo"),
+        (429, "Demasiadas peticiones"),
+        (500, "No se ha podido hacer"),
+        (None, "Sin conexión con el servidor"),
+    ],
+)
+def test_a_failed_click_says_so_and_the_next_one_clears_it(page: Page, live_server, demo, status, words):
+    open_table(page, live_server.url, demo)
+    notice = page.locator("#request-failed")
+    expect(notice).to_be_hidden()
+
+    def fail(route):
+        if status is None:
+            route.abort("connectionrefused")
+        else:
+            route.fulfill(status=status, body="x", headers={"Retry-After": "5"})
+
+    page.route("**/act/damage/**", fail)
+    card(page, "Aldara").get_by_role("link", name="Daño", exact=True).click()
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text(words)
+    page.unroute("**/act/damage/**")
+    card(page, "Aldara").get_by_role("link", name="Daño", exact=True).click()
+    expect(card(page, "Aldara").locator("form.action-form")).to_be_visible()
+    expect(notice).to_be_hidden()
+    page.errors.clear()  # the failed request itself is logged by the browser: that is the point of this test
