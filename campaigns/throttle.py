@@ -7,13 +7,13 @@ from typing import Any
 from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_client_ip_address
 from django.conf import settings
-from django.contrib.auth.forms import AuthenticationForm
 from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from campaigns.forms import LoginForm
 from campaigns.models import Signup
 
 
@@ -25,11 +25,14 @@ class LoginAttempts(AxesDatabaseHandler):
     LOGIN_ADDRESS_FAILURE_LIMIT."""
 
     def get_failures(self, request: HttpRequest, credentials: dict[str, Any] | None = None) -> int:
-        by_account, by_address = (
-            attempts.aggregate(total=Sum("failures_since_start"))["total"] or 0
-            for attempts in self.get_user_attempts(request, credentials)  # settings.AXES_LOCKOUT_PARAMETERS' order
-        )
-        return max(by_account, by_address * settings.AXES_FAILURE_LIMIT // settings.LOGIN_ADDRESS_FAILURE_LIMIT)
+        failures = {
+            parameter: attempts.aggregate(total=Sum("failures_since_start"))["total"] or 0
+            for parameter, attempts in zip(
+                settings.AXES_LOCKOUT_PARAMETERS, self.get_user_attempts(request, credentials), strict=True
+            )
+        }
+        by_address = failures["ip_address"] * settings.AXES_FAILURE_LIMIT // settings.LOGIN_ADDRESS_FAILURE_LIMIT
+        return max(failures["username"], by_address)
 
 
 def client_address(request: HttpRequest) -> str:
@@ -51,7 +54,7 @@ def locked_out(request: HttpRequest, response: HttpResponse | None = None, crede
     return render(
         request,
         "registration/login.html",
-        {"form": AuthenticationForm(request), "locked": message, "next": next_url},
+        {"form": LoginForm(request), "locked": message, "next": next_url},
         status=429,
     )
 

@@ -24,7 +24,7 @@ from campaigns.forms import CampaignDeleteForm, CampaignForm, CampaignImportForm
 from campaigns.models import TOKEN_PATTERN, Campaign, Invitation
 from rules import actions
 from rules.actions.campaign import DOCUMENT_BYTES
-from rules.forms import posted, posted_files
+from rules.forms import posted, posted_files, refuse
 
 
 @require_safe
@@ -47,7 +47,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
         try:
             campaign = actions.create_campaign(form.cleaned_data["name"], access.signed_in(request))
         except actions.ActionError as error:
-            form.add_error("name" if error.field == "name" else None, error.message)
+            refuse(form, error)
         else:
             return redirect("campaign", campaign.pk)
     return render(request, "campaign_form.html", {"form": form}, status=400 if form.errors else 200)

@@ -12,7 +12,7 @@ from campaigns.access import campaign_for_gm, character_for_gm
 from characters.forms import CharacterForm
 from rules import actions
 from rules.actions import SHEET_FIELDS
-from rules.forms import posted
+from rules.forms import posted, refuse
 
 
 def sheet_form_page(request: HttpRequest, form: CharacterForm, context: dict[str, object]) -> HttpResponse:
@@ -20,8 +20,7 @@ def sheet_form_page(request: HttpRequest, form: CharacterForm, context: dict[str
 
 
 def refused(form: CharacterForm, error: actions.ActionError) -> None:
-    field = {"player_id": "player"}.get(error.field or "", error.field)
-    form.add_error(field if field in form.fields else None, error.message)
+    refuse(form, error, {"player_id": "player"})
 
 
 @require_http_methods(["GET", "POST"])

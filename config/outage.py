@@ -15,13 +15,15 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import psycopg
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.core.signals import got_request_exception
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils import translation
+from psycopg_pool import PoolTimeout
 
 RETRY_AFTER_SECONDS = 5
 GUARDED = "outage_guarded"
@@ -33,11 +35,22 @@ class Unavailable(Exception):
     """The database could not be reached while answering this request."""
 
 
+# SQLSTATEs that mean the server went away or will not take connections now (class 08: connection exceptions).
+SERVER_GONE = {"57P01", "57P02", "57P03"}  # admin shutdown, crash shutdown, cannot connect now
+
+
 def is_connection_error(error: BaseException | None) -> bool:
+    """The database could not be reached: refused, dropped, shutting down, or no pooled connection in time. Not a
+    deadlock, a lock or statement timeout or any other error a working server reports: those stay 500s (bugs)."""
     seen = 0
-    while error is not None and seen < 10:  # the error, or what caused it (a wrapped psycopg error)
-        if isinstance(error, OperationalError | InterfaceError):
+    while error is not None and seen < 10:  # the error, or what caused it (Django wraps psycopg's errors)
+        if isinstance(error, PoolTimeout):
             return True
+        if isinstance(error, psycopg.Error):
+            state = error.sqlstate
+            return state is None or state.startswith("08") or state in SERVER_GONE
+        if isinstance(error, InterfaceError) and error.__cause__ is None:
+            return True  # Django's own "connection already closed"
         error = error.__cause__ or error.__context__
         seen += 1
     return False

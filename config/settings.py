@@ -127,11 +127,13 @@ AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contri
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "8"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
 LOGIN_ADDRESS_FAILURE_LIMIT = max(AXES_FAILURE_LIMIT, int(os.environ.get("LOGIN_ADDRESS_FAILURE_LIMIT", "40")))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # this order: campaigns.throttle.LoginAttempts reads it
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # campaigns.throttle.LoginAttempts counts by each
 AXES_HANDLER = "campaigns.throttle.LoginAttempts"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "campaigns.throttle.locked_out"
 AXES_VERBOSE = False
+# The largest request body the app reads (config.request_size): a campaign's backup (5 MB) and its form fit.
+MAX_REQUEST_BYTES = int(os.environ.get("MAX_REQUEST_BYTES", str(6 * 1024 * 1024)))
 # Sign-ups from one client address in one hour (SIGNUP_OPEN=0 closes sign-up altogether).
 SIGNUPS_PER_HOUR = int(os.environ.get("SIGNUPS_PER_HOUR", "5"))
 LOGIN_URL = "login"

@@ -18,7 +18,7 @@ from characters.models import Character
 from rules import actions, engine
 from rules.actions import Actor
 from rules.damage import Attack, Collision, Damage, Drowning, Fall, Gas
-from rules.forms import RowChoiceField, WholeNumberField
+from rules.forms import RowChoiceField, WholeNumberField, digits, refuse
 from rules.models import DAMAGE_KINDS, Disease, Illness, WoundKind
 
 if TYPE_CHECKING:
@@ -125,8 +125,7 @@ class CampaignForm(forms.Form):
 
     def refuse(self, error: actions.ActionError) -> None:
         """An action's refusal, beside the field it is about, or above the form."""
-        field = self.action_fields.get(error.field or "", error.field)
-        self.add_error(field if field in self.fields else None, error.message)
+        refuse(self, error, self.action_fields)
 
 
 # --- damage: per kind, the fields it asks for and the damage they describe -------------------------------------------
@@ -142,7 +141,8 @@ def attack_fields(form: CampaignForm) -> dict[str, forms.Field]:
 
 def attack(data: dict[str, Any]) -> Damage:
     text = data["amount"].strip()
-    return Attack(amount=int(text)) if text.isascii() and text.isdigit() else Attack(expression=text)
+    amount = digits(text)
+    return Attack(amount=amount) if amount is not None else Attack(expression=text)
 
 
 def weight_field() -> forms.IntegerField:
@@ -356,7 +356,7 @@ class AdvanceForm(CampaignForm):
         if not self.is_bound:
             return {character.pk for character in self.resting_choices}
         posted = self["resting"].value() or []
-        return {int(value) for value in posted if str(value).isascii() and str(value).isdigit()}
+        return {pk for value in posted if (pk := digits(value)) is not None}
 
     @property
     def presets(self) -> list[tuple[str, StrOrPromise, bool]]:

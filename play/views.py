@@ -22,6 +22,7 @@ from play import forms
 from play.cards import cards_for
 from play.screens import player_context, sheet_context, table_context
 from rules import actions
+from rules.forms import digits
 
 type Initial = dict[str, str | list[str]]
 
@@ -73,9 +74,10 @@ def chosen_character(request: HtmxHttpRequest, campaign: Campaign) -> Character 
     character_id = request.POST.get("character") or request.GET.get("character")
     if character_id is None:
         return None
-    if not (character_id.isascii() and character_id.isdigit()):
+    pk = digits(character_id)
+    if pk is None:
         raise Http404
-    return get_object_or_404(campaign.characters, pk=int(character_id))
+    return get_object_or_404(campaign.characters, pk=pk)
 
 
 def patient_of(request: HtmxHttpRequest, campaign: Campaign) -> Character:
@@ -252,7 +254,7 @@ def undo(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     # The button names the event it undoes; a second tab or a double submit that comes later undoes nothing more.
     event = request.POST.get("event", "")
-    expected = int(event) if event.isascii() and event.isdigit() else (None if event == "" else 0)
+    expected = None if event == "" else (digits(event) or 0)
     try:
         announce = _("Deshecho. ") + announcement(actions.undo(campaign, by=request.user, event=expected))
     except actions.ActionError as error:

@@ -4,6 +4,7 @@ every form of the game uses for numbers and for rows chosen by id (play.forms, c
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from django import forms
@@ -12,7 +13,7 @@ from django.http import HttpRequest, QueryDict
 from django.utils.datastructures import MultiValueDict
 from django.utils.translation import gettext_lazy as _
 
-from rules.actions import DiseaseSheet
+from rules.actions import ActionError, DiseaseSheet
 from rules.models import PENALTY_MIN, PG_PER_WEEK_MAX, Category, Disease
 
 _WHOLE_NUMBER = re.compile(r"\s*[-+]?[0-9]+\s*")
@@ -35,6 +36,22 @@ class RowChoiceField(forms.ModelChoiceField):
         if isinstance(value, str) and not value.isascii():
             raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice", params={"value": value})
         return super().to_python(value)
+
+
+def digits(text: object) -> int | None:
+    """A number or id as a form or a URL sends it: ASCII digits only (RULES.md section 7.11), short enough for a
+    database id (BIGINT); None for anything else — "٣", "1_000", "-1", or 5000 digits, which int() would refuse with
+    an error of its own."""
+    if isinstance(text, str) and 0 < len(text) <= 18 and text.isascii() and text.isdigit():
+        return int(text)
+    return None
+
+
+def refuse(form: forms.BaseForm, error: ActionError, aliases: Mapping[str, str] | None = None) -> None:
+    """An action's refusal on its form: beside the field it is about (the action's name for a field may differ from
+    the form's: `aliases`), or above the form."""
+    field = (aliases or {}).get(error.field or "", error.field)
+    form.add_error(field if field in form.fields else None, error.message)
 
 
 def posted(request: HttpRequest) -> QueryDict | None:

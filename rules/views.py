@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from campaigns.access import campaign_for_gm
 from campaigns.models import Campaign
 from rules import actions
-from rules.forms import DiseaseForm, posted
+from rules.forms import DiseaseForm, posted, refuse
 from rules.models import Disease
 
 
@@ -35,10 +35,6 @@ def disease_list(request: HttpRequest, campaign_id: int) -> HttpResponse:
     )
 
 
-def refused(form: DiseaseForm, error: actions.ActionError) -> None:
-    form.add_error(error.field if error.field in form.fields else None, error.message)
-
-
 @require_http_methods(["GET", "POST"])
 def disease_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = campaign_for_gm(request.user, campaign_id)
@@ -47,7 +43,7 @@ def disease_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
         try:
             actions.add_disease(campaign, form.sheet(), by=request.user)
         except actions.ActionError as error:
-            refused(form, error)
+            refuse(form, error)
         else:
             messages.success(request, _("Enfermedad «%(name)s» creada.") % {"name": form.sheet().name})
             return redirect("diseases", campaign.pk)
@@ -66,7 +62,7 @@ def disease_edit(request: HttpRequest, campaign_id: int, disease_id: int) -> Htt
             # Illnesses copy the numbers when they start, so this rewrites no one's history.
             actions.edit_disease(campaign, disease, form.sheet(), by=request.user)
         except actions.ActionError as error:
-            refused(form, error)
+            refuse(form, error)
         else:
             messages.success(request, _("Enfermedad «%(name)s» guardada.") % {"name": form.sheet().name})
             return redirect("diseases", campaign.pk)

