@@ -96,13 +96,51 @@ def _render(audience: Audience, site: str, changed: tuple[int, ...] | None) -> s
     return "".join(parts)
 
 
+def campaign_version(campaign_id: int) -> int | None:
+    try:
+        return Campaign.objects.values_list("version", flat=True).get(pk=campaign_id)
+    except Campaign.DoesNotExist:
+        return None
+    finally:
+        connections["default"].close()
+
+
 # --- the hub: one per process --------------------------------------------------------------------------------------
+
+View = tuple[Audience, str, str]  # an audience, the site and the language its fragments are drawn for
 
 
 class Hub:
     def __init__(self) -> None:
         self.watchers: dict[int, set[Watcher]] = defaultdict(set)
         self.listener: asyncio.Task[None] | None = None
+        # A stream's first message (the whole state), by view and the campaign's version it was drawn at: every
+        # browser that connects at that version gets the same bytes, rendered once (a reconnect storm costs one render
+        # per audience, not one per browser).
+        self.states: dict[View, tuple[int, asyncio.Future[str | None]]] = {}
+
+    async def state(self, audience: Audience, site: str, language: str) -> str | None:
+        """The whole current state for one view; None when the audience may no longer watch."""
+        view = (audience, site, language)
+        # Read before rendering: what is drawn is then at least as new as the version it is filed under.
+        version = await sync_to_async(campaign_version, thread_sensitive=False)(audience.campaign_id)
+        if version is None:
+            return None
+        known = self.states.get(view)
+        if known is not None and known[0] == version and not (known[1].done() and known[1].exception()):
+            return await asyncio.shield(known[1])
+        drawn: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self.states[view] = (version, drawn)
+        try:
+            text = await sync_to_async(render_fragments, thread_sensitive=False)(audience, site, language)
+        except BaseException as error:
+            drawn.set_exception(error)
+            drawn.exception()  # retrieved: no "never retrieved" warning when nobody else was waiting
+            raise
+        drawn.set_result(text)
+        if text is None:
+            self.states.pop(view, None)
+        return text
 
     def watch(self, audience: Audience, site: str, language: str) -> Watcher:
         watcher = Watcher(audience, site, language)
@@ -121,6 +159,8 @@ class Hub:
             watching.discard(watcher)
             if not watching:
                 del self.watchers[watcher.audience.campaign_id]
+                for view in [view for view in self.states if view[0].campaign_id == watcher.audience.campaign_id]:
+                    del self.states[view]
 
     async def listen(self) -> None:
         """Hold the LISTEN connection; after a lost connection, reconnect with back-off and resync everyone."""
@@ -191,7 +231,7 @@ async def stream(audience: Audience, site: str, language: str) -> AsyncIterator[
     watcher = hub.watch(audience, site, language)
     try:
         yield "retry: 2000\n\n"
-        first = await sync_to_async(render_fragments, thread_sensitive=False)(audience, site, language)
+        first = await hub.state(audience, site, language)
         if first is None:
             return
         yield first
@@ -202,7 +242,7 @@ async def stream(audience: Audience, site: str, language: str) -> AsyncIterator[
                 yield ": heartbeat\n\n"
                 continue
             if text == RESYNC:
-                text = await sync_to_async(render_fragments, thread_sensitive=False)(audience, site, language)
+                text = await hub.state(audience, site, language)
             if text is None or text == END:
                 return  # this user may no longer watch the campaign; a reconnect is refused
             yield text

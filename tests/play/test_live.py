@@ -1,5 +1,6 @@
 """Live updates through real server processes, real LISTEN/NOTIFY and real SSE clients."""
 
+import asyncio
 import re
 import socket
 import threading
@@ -281,3 +282,35 @@ def test_the_stream_answers_only_get(world: World, server, method: str):
         client.get("/")  # the CSRF cookie: a forged request would stop at 403 before the method is looked at
         csrf = {"X-CSRFToken": client.cookies["csrftoken"]}
         assert client.request(method, stream_path(world), headers=csrf).status_code == 405
+
+
+def test_browsers_connecting_at_one_version_share_one_render_of_the_state(world: World, monkeypatch):
+    from campaigns import access
+    from play import live
+
+    renders: list[tuple] = []
+    real = live.render_fragments
+
+    def counted(*args):
+        renders.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(live, "render_fragments", counted)
+    hub = live.Hub()
+    gm = access.audience_of(world.gm_a, world.campaign_a)
+    player = access.audience_of(world.player_a, world.campaign_a)
+
+    async def storm(audience, count: int) -> list[str | None]:
+        return await asyncio.gather(*(hub.state(audience, "http://mesa", "es") for _ in range(count)))
+
+    states = asyncio.run(storm(gm, 60))
+    assert len(set(states)) == 1 and "Aldara" in states[0]
+    assert len(renders) == 1  # 60 browsers, one render
+    asyncio.run(storm(gm, 5))
+    assert len(renders) == 1  # still the same version: still shared
+    asyncio.run(storm(player, 5))
+    assert len(renders) == 2  # another audience sees other things: its own render
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=3), by=world.gm_a)
+    [after] = asyncio.run(storm(gm, 1))
+    assert len(renders) == 3 and after != states[0]  # a new version is drawn anew
+    assert asyncio.run(storm(access.audience_of(world.outsider, world.campaign_a), 1)) == [None]
