@@ -132,6 +132,7 @@ AXES_HANDLER = "campaigns.throttle.LoginAttempts"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "campaigns.throttle.locked_out"
 AXES_VERBOSE = False
+AXES_DISABLE_ACCESS_LOG = True  # failures are what it counts; a row per successful login would only grow
 # The largest request body the app reads (config.request_size): a campaign's backup (5 MB) and its form fit.
 MAX_REQUEST_BYTES = int(os.environ.get("MAX_REQUEST_BYTES", str(6 * 1024 * 1024)))
 # Sign-ups from one client address in one hour (SIGNUP_OPEN=0 closes sign-up altogether).
