@@ -29,6 +29,9 @@ bench: venv
 	@.venv/bin/python scripts/dev.py bench bench/advance_engine.py
 	@.venv/bin/python scripts/dev.py bench bench/advance.py
 
-# Live updates under load (10, 200 and 1000 SSE clients, and 100 campaigns × 6); takes several minutes.
+# Issue 12's figures: click → every screen at 10, 200 and 1000 SSE clients and 100 campaigns × 6 against a floor, a
+# reconnect storm, the table GET against a minimal view, then the advance against the engine; about 10 minutes.
+# BENCH_ARGS=--quick tries it in about a minute.
 bench-live: venv
-	@.venv/bin/python scripts/dev.py bench bench/live.py
+	@.venv/bin/python scripts/dev.py bench bench/live.py $(BENCH_ARGS)
+	@.venv/bin/python scripts/dev.py bench bench/advance.py $(if $(findstring --quick,$(BENCH_ARGS)),100 500,)
