@@ -12,6 +12,13 @@ from rules import engine
 CON_RANGE = (engine.CON_MIN, engine.CON_MAX)
 SKILL_RANGE = (engine.SKILL_MIN, engine.SKILL_MAX)
 WEIGHT_RANGE = engine.LIMITS["weight_kg"]
+# The numbers of a sheet and their ranges, for every check of them: the actions, an import, the constraints below.
+SHEET_RANGES: dict[str, tuple[int, int]] = {
+    "constitution": CON_RANGE,
+    "jump": SKILL_RANGE,
+    "heal_wounds": SKILL_RANGE,
+    "weight_kg": WEIGHT_RANGE,
+}
 
 
 def bounded(low: int, high: int) -> list:

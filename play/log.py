@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,8 @@ from campaigns.models import Campaign, Event, EventKind
 from characters.models import Character
 from rules import mapping
 from rules.models import Category, WoundKind
+
+logger = logging.getLogger(__name__)
 
 LOG_LENGTH = 40  # entries on the GM's table
 SHEET_LOG_LENGTH = 15  # entries on a character's sheet
@@ -349,8 +352,13 @@ WORDING: dict[str, Callable[[Story], tuple[str, list[str]]]] = {
 
 
 def entry_for(event: Event, names: dict[int, str], only: int | None = None) -> Entry:
-    """Describe one event; with `only`, just the lines about that character (a player's sheet)."""
-    title, lines = WORDING[event.action](Story(event, names, only))
+    """Describe one event; with `only`, just the lines about that character (a player's sheet). An entry whose details
+    cannot be read (an imported log: the import checks what it can) is named by its kind alone, never a broken page."""
+    try:
+        title, lines = WORDING[event.action](Story(event, names, only))
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        logger.warning("unreadable log entry: event %s (%s)", event.pk, event.action, exc_info=True)
+        title, lines = _("%(action)s (registro importado ilegible)") % {"action": event.get_action_display()}, []
     return Entry(event, format_clock(event.clock_before), title, lines)
 
 

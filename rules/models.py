@@ -78,7 +78,7 @@ def disease_errors(category: str, penalty: int | None, pg_per_week: int | None) 
         errors["pg_per_week"] = _("Una enfermedad grave pierde entre 1 y %(max)s PG por semana.") % {
             "max": PG_PER_WEEK_MAX
         }
-    if category == Category.COMMON and pg_per_week:
+    if category == Category.COMMON and pg_per_week is not None:
         errors["pg_per_week"] = _("Una enfermedad común no hace perder PG: deja este campo vacío.")
     if category not in Category.values:
         errors["category"] = _("Elige común o grave.")

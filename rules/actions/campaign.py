@@ -2,11 +2,15 @@
 document as a new campaign, and deleting a campaign with everything in it.
 
 The document holds the campaign, its own diseases (and the site's that its characters caught), every character (the
-removed ones too: the log tells their story) with their wounds and illnesses, and the full log. Accounts belong to a
-site, so players, memberships and invitation links are not in it; the log keeps the names it showed. Ids inside the
+removed ones too: the log tells their story) with their wounds and illnesses, and the full log. Ids inside the
 document are its own keys ("c1", "d1", "e1"): an import makes new rows, so every id the log carries — in `before` and
-`after`, in `characters`, in `details` — is turned into a key on export and back into a new row's id on import. An
-export of an import is the export it came from.
+`after`, in `characters`, in `details` — is turned into a key on export and back into a new row's id on import.
+
+Accounts belong to a site and do not travel: players, memberships and invitation links are not in the document, and
+the log keeps the names it showed. Who did an event is written as a username; an import credits the events that bear
+the importing GM's own username to that GM and every other one to nobody, never to an account of this site that
+happens to have the name in the file. So an export of an import by the same GM is the export it came from, but for
+the events done by others (a player's claim of a character), which it shows done by nobody.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Iterable
+from dataclasses import asdict, fields
 from datetime import datetime
 from typing import Any
 
@@ -23,10 +28,12 @@ from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event, EventKind
-from characters.models import Character
+from characters.models import SHEET_RANGES, Character
 from rules import engine, mapping, notify
 from rules.actions.core import ActionError, Actor, checked_name, lock_campaign
-from rules.actions.sheet import NAME_LENGTH, NOTES_LENGTH
+from rules.actions.diseases import NAME_LENGTH as DISEASE_NAME_LENGTH
+from rules.actions.diseases import DiseaseSheet, name_taken
+from rules.actions.sheet import NAME_LENGTH, NOTES_LENGTH, SHEET_FIELDS
 from rules.models import PENALTY_MIN, PG_PER_WEEK_MAX, Category, Disease, Illness, Wound, WoundKind, disease_errors
 
 logger = logging.getLogger(__name__)
@@ -34,8 +41,7 @@ logger = logging.getLogger(__name__)
 FORMAT = "12plus-campaign"
 VERSION = 1
 DOCUMENT_BYTES = 5 * 1024 * 1024  # a campaign with years of play is well under 1 MB
-DISEASE_NAME_LENGTH = 80
-TEXT_LENGTH = 10_000  # any text in the log (the longest is a character's notes, twice, in an edit)
+TEXT_LENGTH = 10_000  # any one text in the document: twice the longest that the actions write (notes, NOTES_LENGTH)
 DEPTH = 24  # nesting of the document: ours is 8 deep at most
 BIGINT = 2**63 - 1  # PostgreSQL's bigint: clocks and campaign seconds
 INTEGER = 2**31 - 1  # PostgreSQL's integer: PG amounts and counts
@@ -135,14 +141,14 @@ def _map_details(action: str, details: dict[str, Any], m: Mapper) -> dict[str, A
         if name in d:
             d[name] = [character(pk) for pk in _array(d[name])]
     if "rolls" in d:
-        d["rolls"] = [{**_object(roll), "character": character(_object(roll)["character"])} for roll in d["rolls"]]
+        d["rolls"] = [_map_roll(_object(roll), m) for roll in _array(d["rolls"])]
     if "healer" in d:
         d["healer"] = character(d["healer"])
     if "revoked" in d:
         d["revoked"] = [m("invitation", pk) for pk in _array(d["revoked"])]
     if "invitation" in d:
         d["invitation"] = m("invitation", d["invitation"])
-    if action in DISEASE_KINDS:
+    if action in DISEASE_KINDS and "disease" in d:
         d["disease"] = m("disease", d["disease"])
     if "changes" in d:
         d["changes"] = {
@@ -150,14 +156,21 @@ def _map_details(action: str, details: dict[str, Any], m: Mapper) -> dict[str, A
             for field, pair in _object(d["changes"]).items()
         }
     if action == EventKind.UNDO:
-        undone = _object(d["undone"])
-        d["event"] = m("event", d["event"])
-        d["undone"] = {
-            **undone,
-            "details": _map_details(d["action"], undone["details"], m),
-            "characters": [character(pk) for pk in _array(undone["characters"])],
-        }
+        # Read as play.log reads them: an event of an older version may lack a part.
+        if "event" in d:
+            d["event"] = m("event", d["event"])
+        if "undone" in d:
+            undone = _object(d["undone"])
+            d["undone"] = {
+                **undone,
+                "details": _map_details(d.get("action", ""), undone.get("details", {}), m),
+                "characters": [character(pk) for pk in _array(undone.get("characters", []))],
+            }
     return d
+
+
+def _map_roll(roll: dict[str, Any], m: Mapper) -> dict[str, Any]:
+    return {**roll, "character": m("character", roll["character"])} if "character" in roll else roll
 
 
 def _object(value: Any) -> dict[str, Any]:
@@ -241,7 +254,7 @@ def export_campaign(campaign: Campaign) -> dict[str, Any]:
     missing = {what: keys[what].add(keys[what].unknown()) for what in ("character", "disease", "event")}
     wound_keys, disease_keys, log = walk(key)
     wounds_of: dict[int, list[dict[str, Any]]] = {c.pk: [] for c in characters}
-    for w in wounds:
+    for w, illness_key in zip(wounds, wound_keys, strict=True):
         wounds_of[w.character_id].append(
             {
                 "kind": w.kind,
@@ -249,14 +262,14 @@ def export_campaign(campaign: Campaign) -> dict[str, Any]:
                 "remaining": w.remaining,
                 "treated": w.treated,
                 "inflicted_at": w.inflicted_at,
-                "illness_key": wound_keys.pop(0),
+                "illness_key": illness_key,
             }
         )
     illnesses_of: dict[int, list[dict[str, Any]]] = {c.pk: [] for c in characters}
-    for i in illnesses:
+    for i, disease_key in zip(illnesses, disease_keys, strict=True):
         illnesses_of[i.character_id].append(
             {
-                "disease": disease_keys.pop(0),
+                "disease": disease_key,
                 "category": i.category,
                 "penalty": i.penalty,
                 "pg_per_week": i.pg_per_week,
@@ -412,6 +425,15 @@ class _Reader:
             raise _refused(self.at(name), problem)
         return value
 
+    def whole(self, name: str, optional: bool = False) -> Any:
+        """A whole number of any size (the document's are bigints at most): its range is for the caller to judge."""
+        value = self.get(name)
+        if optional and value is None:
+            return None
+        if type(value) is not int:
+            raise _refused(self.at(name), _("debe ser un número entero."))
+        return value
+
     def boolean(self, name: str) -> bool:
         value = self.get(name)
         if not isinstance(value, bool):
@@ -499,14 +521,13 @@ TEXTS: dict[str, tuple[str, ...]] = {
 }
 ABOUT_ONE = {EventKind.TREAT_WOUNDS, EventKind.TREAT_ILLNESS, EventKind.MEDICATE, EventKind.EXERTION}
 NUMBERS = ("seconds", "turns", "speed_kmh", "height_m", "weight_kg", "difficulty")
-# The values an undo puts back (rules.actions.sheet and diseases): within the ranges those actions check.
-RANGES = {
-    "constitution": (engine.CON_MIN, engine.CON_MAX),
-    "jump": (engine.SKILL_MIN, engine.SKILL_MAX),
-    "heal_wounds": (engine.SKILL_MIN, engine.SKILL_MAX),
-    "weight_kg": engine.LIMITS["weight_kg"],
-    "penalty": (PENALTY_MIN, 0),
+# What an edit may change, by kind: the fields its undo puts back (rules.actions.sheet and diseases).
+CHANGED_FIELDS: dict[str, tuple[str, ...]] = {
+    EventKind.CHARACTER_EDITED: SHEET_FIELDS,
+    EventKind.DISEASE_EDITED: tuple(field.name for field in fields(DiseaseSheet)),
+    EventKind.CAMPAIGN_EDITED: ("name", "gm_id"),
 }
+INVITATION_KINDS = {EventKind.INVITATION_CREATED, EventKind.INVITATION_REVOKED, EventKind.INVITATION_CLAIMED}
 
 
 def _check_details(path: str, action: str, raw: Any, characters: list[Any]) -> None:
@@ -517,14 +538,23 @@ def _check_details(path: str, action: str, raw: Any, characters: list[Any]) -> N
     for name in NUMBERS:
         if name in raw or (name == "seconds" and action == EventKind.ADVANCE):
             details.integer(name, 0, BIGINT)
+    if "height_m" in raw:
+        details.integer("difficulty", 0, BIGINT)  # a fall's entry says both
+    if "dice" in raw:
+        _Reader(raw["dice"], details.at("dice")).text("detail")
     if action in ABOUT_ONE and not characters:
         raise _refused(path, _("no dice de qué personaje trata."))
+    if action == EventKind.CHARACTER_EDITED and len(characters) != 1:
+        raise _refused(path, _("debe tratar de un solo personaje."))
     for name in ("damage", "pg"):
         for value in _Reader(raw.get(name, {}), details.at(name)).data.values():
             pair = value if name == "pg" else [value, 0]
             if not (isinstance(pair, list) and len(pair) == 2 and all(type(v) is int for v in pair)):
                 raise _refused(details.at(name), _("debe dar números enteros de PG."))
+    if "pg" in raw and not set(raw.get("damage", {})) <= set(raw["pg"]):
+        raise _refused(details.at("pg"), _("no da el PG de cada personaje dañado."))
     for roll in details.objects("rolls") if "rolls" in raw else []:
+        roll.get("character")
         roll.text("check")
         roll.text("name")
         if not roll.data.get("protected"):
@@ -532,10 +562,14 @@ def _check_details(path: str, action: str, raw: Any, characters: list[Any]) -> N
                 roll.integer(name, -BIGINT, BIGINT)
             roll.boolean("success")
             penalties = roll.array("penalties")
-            if not all(isinstance(p, list) and len(p) == 2 and type(p[1]) is int for p in penalties):
+            if not all(
+                isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and type(p[1]) is int for p in penalties
+            ):
                 raise _refused(roll.at("penalties"), _("debe ser una lista de pares [nombre, número]."))
-    if "changes" in raw:
-        _check_changes(details.at("changes"), action, raw["changes"])
+    if action in CHANGED_FIELDS:
+        _check_changes(details.at("changes"), action, details.get("changes"))
+    if action in INVITATION_KINDS:
+        details.get("invitation")
     for name in ("players", "gms"):
         if name in raw:
             people = raw[name]
@@ -548,28 +582,101 @@ def _check_details(path: str, action: str, raw: Any, characters: list[Any]) -> N
 
 
 def _check_changes(path: str, action: str, raw: Any) -> None:
+    allowed = CHANGED_FIELDS[action]
     for field, pair in _Reader(raw, path).data.items():
-        if not (isinstance(pair, list) and len(pair) == 2):
-            raise _refused(f"{path}.{field}", _("debe ser un par [antes, después]."))
-        for value in pair:
-            if field in PEOPLE:
-                ok = value is None
-            elif field in RANGES:
-                low, high = RANGES[field]
-                ok = type(value) is int and low <= value <= high
-            elif field == "name":
-                longest = DISEASE_NAME_LENGTH if action == EventKind.DISEASE_EDITED else NAME_LENGTH
-                ok = isinstance(value, str) and 0 < len(value.strip()) <= longest
-            elif field == "notes":
-                ok = isinstance(value, str) and len(value) <= NOTES_LENGTH
-            elif field == "category":
-                ok = value in Category.values
-            elif field == "pg_per_week":
-                ok = value is None or (type(value) is int and 1 <= value <= PG_PER_WEEK_MAX)
-            else:
-                ok = False
-            if not ok:
-                raise _refused(f"{path}.{field}", _("no es un cambio válido."))
+        if field not in allowed or not (isinstance(pair, list) and len(pair) == 2):
+            raise _refused(f"{path}.{field}", _("no es un cambio válido."))
+        if not all(_changed_value(action, field, value) for value in pair):
+            raise _refused(f"{path}.{field}", _("no es un cambio válido."))
+
+
+def _changed_value(action: str, field: str, value: Any) -> bool:
+    """One side of a change as its action stores it. A disease's numbers are judged together, with the rest of the
+    disease, where its undo would put them back (_check_undos)."""
+    if field in PEOPLE:
+        return value is None  # accounts are not in the document
+    if field in SHEET_RANGES:
+        low, high = SHEET_RANGES[field]
+        return type(value) is int and low <= value <= high
+    if field == "name":
+        if not isinstance(value, str):
+            return False
+        try:
+            return (
+                checked_name(value, DISEASE_NAME_LENGTH if action == EventKind.DISEASE_EDITED else NAME_LENGTH) == value
+            )
+        except ActionError:
+            return False
+    if field == "notes":
+        return isinstance(value, str) and len(value) <= NOTES_LENGTH
+    if field == "category":
+        return value in Category.values
+    if field == "penalty":
+        return type(value) is int
+    if field == "pg_per_week":
+        return value is None or (type(value) is int and value >= 1)  # as its column keeps it: null for none
+    return False
+
+
+def _check_undos(
+    paths: list[str],
+    events: list[Event],
+    characters: list[tuple[Character, list[Wound], list[Illness]]],
+    diseases: list[Disease],
+    campaign: Campaign,
+) -> None:
+    """What undoing the log will write fits the rows it writes to: the log is walked backwards from the rows of the
+    document, as rules.actions.undo walks it (the latest event not undone first), keeping what an undo meets — each
+    character's CON and its wounds' amounts, how many illnesses it has, each own disease's sheet."""
+    constitution = {row.pk: row.constitution for row, _wounds, _illnesses in characters}
+    amounts = {row.pk: [wound.amount for wound in wounds] for row, wounds, _illnesses in characters}
+    episodes = {row.pk: len(illnesses) for row, _wounds, illnesses in characters}
+    known = {row.pk for row in diseases}
+    own = {row.pk: asdict(DiseaseSheet.of(row)) for row in diseases if row.campaign_id == campaign.pk}
+    for path, event in reversed(list(zip(paths, events, strict=True))):
+        if event.undone or event.action == EventKind.UNDO:
+            continue
+        for key, state in event.before.items():
+            pk = int(key)
+            if pk not in amounts:
+                continue  # not a character of the document: the undo refuses it
+            health = mapping.from_json(state)
+            now = amounts[pk]
+            # A wound's row keeps its first amount; the undo writes what remains of it, never more.
+            if any(wound.amount > amount for wound, amount in zip(health.wounds, now, strict=False)):
+                raise _refused(f"{path}.before", _("no cuadra con las heridas de su personaje."))
+            amounts[pk] = now[: len(health.wounds)] + [wound.amount for wound in health.wounds[len(now) :]]
+            # An illness the undo brings back becomes a row again: its disease must be one.
+            if any(_disease_of(illness) not in known for illness in health.illnesses[episodes[pk] :]):
+                raise _refused(f"{path}.before", _("no nombra una enfermedad de la copia."))
+            episodes[pk] = len(health.illnesses)
+        details = event.details
+        if event.action == EventKind.CHARACTER_EDITED:
+            [pk] = event.characters
+            before, after = event.before.get(str(pk)), event.after.get(str(pk))
+            if pk not in constitution or before is None or after is None or len(event.before) != 1:
+                raise _refused(path, _("no cuadra con la hoja de su personaje."))
+            pair = [before["constitution"], after["constitution"]]
+            if pair != details["changes"].get("constitution", [pair[1], pair[1]]) or pair[1] != constitution[pk]:
+                raise _refused(path, _("no cuadra con la hoja de su personaje."))
+            constitution[pk] = pair[0]
+        if event.action in DISEASE_KINDS:
+            sheet = own.get(details.get("disease"))
+            if sheet is None:
+                raise _refused(f"{path}.details", _("no nombra una enfermedad propia de la campaña."))
+            if event.action == EventKind.DISEASE_EDITED:
+                sheet.update({field: old for field, (old, _new) in details["changes"].items()})
+                for field, message in disease_errors(sheet["category"], sheet["penalty"], sheet["pg_per_week"]).items():
+                    raise _refused(f"{path}.details.changes.{field}", message)
+            if event.action == EventKind.DISEASE_ADDED:
+                del own[details["disease"]]
+
+
+def _disease_of(illness: engine.Illness) -> int | None:
+    try:
+        return mapping.disease_id(illness)
+    except ValueError:
+        return None
 
 
 # --- importing --------------------------------------------------------------------------------------------------------
@@ -653,10 +760,11 @@ def import_campaign(document: dict[str, Any], gm: User) -> Campaign:
         if set(keys) & set(ids[what]) or len(set(keys)) != len(keys):
             raise _refused(f"$.missing.{what}", _("repite una clave."))
         ids[what].update({key: index - len(keys) for index, key in enumerate(keys)})
-    active = [row.name.lower() for row in disease_rows if row.campaign_id == campaign.pk and not row.retired]
-    if len(set(active)) != len(active):
-        raise _refused("$.diseases", _("tiene dos enfermedades activas con el mismo nombre."))
     Disease.objects.bulk_create(new_own)
+    for row, reader in zip(disease_rows, diseases, strict=True):
+        # Two active diseases with one name would be ambiguous in the GM's "expose" list, the site's ones included.
+        if row.campaign_id == campaign.pk and not row.retired and name_taken(campaign, row.name, exclude=row.pk):
+            raise _refused(reader.at("name"), _("es el nombre de otra enfermedad activa en la campaña."))
 
     def to_id(what: str, value: Any) -> Any:
         if what in ("user", "invitation"):
@@ -672,9 +780,9 @@ def import_campaign(document: dict[str, Any], gm: User) -> Campaign:
     Wound.objects.bulk_create([w for _row, wounds, _i in rows for w in wounds])
     Illness.objects.bulk_create([i for _row, _w, illnesses in rows for i in illnesses])
 
-    names = {user for e in events for f in ("actor", "undone_by") if isinstance(user := e.data.get(f), str)}
-    users = dict(User.objects.filter(username__in=names).values_list("username", "pk"))
-    _with_created(Event, [_event(campaign, reader, to_id, users, ids) for reader in events])
+    log = [_event(campaign, reader, to_id, gm, ids) for reader in events]
+    _check_undos([reader.path for reader in events], log, rows, disease_rows, campaign)
+    _with_created(Event, log)
     return campaign
 
 
@@ -693,8 +801,9 @@ def _disease(campaign: Campaign, reader: _Reader) -> Disease:
     sheet = {
         "name": reader.name("name", DISEASE_NAME_LENGTH),
         "category": reader.choice("category", Category.values),
-        "penalty": reader.integer("penalty", PENALTY_MIN, 0),
-        "pg_per_week": reader.integer("pg_per_week", 1, PG_PER_WEEK_MAX, optional=True),
+        "penalty": reader.whole("penalty"),
+        # Null for none, as the column keeps it (a common disease's 0 means the same); disease_errors judges the rest.
+        "pg_per_week": reader.whole("pg_per_week", optional=True) or None,
     }
     retired = reader.boolean("retired")
     for field, message in disease_errors(sheet["category"], sheet["penalty"], sheet["pg_per_week"]).items():
@@ -714,13 +823,11 @@ def _character(
     campaign: Campaign, reader: _Reader, to_id: Mapper, keys: dict[str, int]
 ) -> tuple[Character, list[Wound], list[Illness]]:
     """One character with its wounds and illnesses; its PG and death must be what the engine makes of them."""
-    ranges = {"constitution": (engine.CON_MIN, engine.CON_MAX), **RANGES}
     row = Character(
         pk=keys[reader.text("key", 20)],
         campaign=campaign,
         name=reader.name("name", NAME_LENGTH),
-        **{field: reader.integer(field, *ranges[field]) for field in ("constitution", "jump", "heal_wounds")},
-        weight_kg=reader.integer("weight_kg", *RANGES["weight_kg"]),
+        **{field: reader.integer(field, *SHEET_RANGES[field]) for field in SHEET_RANGES},
         notes=reader.text("notes", NOTES_LENGTH),
         pg=reader.integer("pg", 0, engine.max_pg(engine.CON_MAX)),
         died_at=reader.integer("died_at", 0, BIGINT, optional=True),
@@ -781,9 +888,7 @@ def _character(
     return row, wounds, illnesses
 
 
-def _event(
-    campaign: Campaign, reader: _Reader, to_id: Mapper, users: dict[str, int], ids: dict[str, dict[str, int]]
-) -> Event:
+def _event(campaign: Campaign, reader: _Reader, to_id: Mapper, gm: User, ids: dict[str, dict[str, int]]) -> Event:
     action = reader.choice("action", EventKind.values)
     characters = reader.array("characters")
     _check_details(reader.at("details"), action, reader.get("details"), characters)
@@ -802,21 +907,18 @@ def _event(
     for side in ("before", "after"):
         for key, state in zip(reader.get(side), mapped[side].values(), strict=True):
             _health(f"{reader.at(side)}.{key}", state)
-    if action in DISEASE_KINDS and not reader.boolean("undone"):
-        disease = mapped["details"]["disease"]
-        if not Disease.objects.filter(pk=disease, campaign=campaign).exists():
-            raise _refused(reader.at("details"), _("no nombra una enfermedad propia de la campaña."))
+    # Accounts do not travel (see the module's docstring): the importing GM's own name is the GM, any other nobody.
     actor, undone_by = reader.text("actor", 150, optional=True), reader.text("undone_by", 150, optional=True)
     return Event(
         pk=ids["event"][reader.text("key", 20)],
         campaign=campaign,
         action=action,
-        actor_id=users.get(actor) if actor else None,
+        actor_id=gm.pk if actor == gm.username else None,
         clock_before=reader.integer("clock_before", 0, BIGINT),
         clock_after=reader.integer("clock_after", 0, BIGINT),
         created=reader.moment("created"),
         undone=reader.boolean("undone"),
         undone_at=reader.optional_moment("undone_at"),
-        undone_by_id=users.get(undone_by) if undone_by else None,
+        undone_by_id=gm.pk if undone_by == gm.username else None,
         **mapped,
     )

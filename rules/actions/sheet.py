@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event, EventKind, Invitation, Membership
-from characters.models import Character
+from characters.models import SHEET_RANGES, Character
 from rules import engine, mapping
 from rules.actions.core import ActionError, Actor, Outcome, checked_name, finish, ids, load, lock_campaign, log
 
@@ -46,13 +46,7 @@ def _checked(campaign: Campaign, sheet: Sheet, player_now: int | None = None) ->
     name = checked_name(sheet.name, NAME_LENGTH)
     if len(sheet.notes) > NOTES_LENGTH or "\x00" in sheet.notes:
         raise ActionError(_("Las notas pueden tener como mucho %(max)s caracteres.") % {"max": NOTES_LENGTH}, "notes")
-    ranges = {
-        "constitution": (engine.CON_MIN, engine.CON_MAX),
-        "jump": (engine.SKILL_MIN, engine.SKILL_MAX),
-        "heal_wounds": (engine.SKILL_MIN, engine.SKILL_MAX),
-        "weight_kg": engine.LIMITS["weight_kg"],
-    }
-    for field, (low, high) in ranges.items():
+    for field, (low, high) in SHEET_RANGES.items():
         if not low <= getattr(sheet, field) <= high:
             message = _("Debe estar entre %(low)s y %(high)s.") % {"low": low, "high": high}
             raise ActionError(message, field)

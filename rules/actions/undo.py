@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import replace
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.core.exceptions import ObjectDoesNotExist
+from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -14,6 +16,12 @@ from campaigns.models import Campaign, Event, EventKind
 from rules import engine, mapping
 from rules.actions import diseases, sheet
 from rules.actions.core import ActionError, Actor, Loaded, Outcome, finish, load, lock_campaign
+from rules.models import Disease
+
+logger = logging.getLogger(__name__)
+
+# What a log entry that is incomplete or damaged (an imported one: the import checks what it can) makes an undo raise.
+DAMAGED = (IntegrityError, DataError, ObjectDoesNotExist, KeyError, ValueError, TypeError, LookupError)
 
 # What an event changed besides health, put back after the health of before is restored.
 UNDOERS: dict[str, Callable[[Campaign, Event], None]] = {
@@ -53,7 +61,25 @@ def undo(campaign: Campaign | int, *, by: Actor, event: Event | int | None = Non
     expected = event.pk if isinstance(event, Event) else event
     if expected is not None and latest.pk != expected:
         raise ActionError(_("Ese cambio ya se deshizo o ya no es el último: mira el registro."), "event")
+    try:
+        # No savepoint of its own (two more queries an undo): a failure in here marks this whole undo for rollback,
+        # which raising ActionError out of it then does, and no query runs in between.
+        with transaction.atomic(savepoint=False):
+            return _undo(campaign, latest, by)
+    except DAMAGED as error:
+        logger.exception("undo of event %s of campaign %s failed: its log entry is damaged", latest.pk, campaign.pk)
+        message = _("Este cambio no se puede deshacer: su registro está incompleto o dañado.")
+        raise ActionError(message, "event") from error
+
+
+def _undo(campaign: Campaign, latest: Event, by: Actor) -> Outcome:
     results = [(loaded, _health_before(latest, loaded)) for loaded in load(campaign, _restored(latest), removed=True)]
+    # An illness that becomes a row again needs its disease: checked now, as the foreign key would be at the commit.
+    needed = {
+        mapping.disease_id(new) for loaded, health in results for new in health.illnesses[len(loaded.illnesses) :]
+    }
+    if needed and Disease.objects.filter(pk__in=needed).count() != len(needed):
+        raise LookupError(f"an illness of a disease that does not exist: {sorted(needed)}")
     undoer = UNDOERS.get(latest.action)
     if undoer is not None:
         undoer(campaign, latest)
