@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
@@ -367,13 +368,24 @@ def names_in(campaign: Campaign) -> dict[int, str]:
     return dict(Character.everyone.filter(campaign=campaign).values_list("pk", "name"))
 
 
-def table_log(campaign: Campaign, names: dict[int, str] | None = None) -> list[Entry]:
-    """The GM's log: the latest events of the whole campaign (`names`: every character's, if already at hand)."""
+def table_log(campaign: Campaign, names: dict[int, str] | None = None, before: int | None = None) -> list[Entry]:
+    """The GM's log: a page of the campaign's events, the latest ones or those `before` an event id (`names`: every
+    character's, if already at hand). A page is all any screen renders: older pages come on demand."""
     names = names_in(campaign) if names is None else names
-    return [entry_for(event, names) for event in campaign.events.order_by("-id")[:LOG_LENGTH]]
+    return [entry_for(event, names) for event in older_than(campaign.events.all(), before)[:LOG_LENGTH]]
 
 
-def sheet_log(campaign: Campaign, character: Character) -> list[Entry]:
-    """A sheet's log: the latest events about one character, only the lines about them."""
-    events = campaign.events.filter(characters__contains=[character.pk]).order_by("-id")[:SHEET_LOG_LENGTH]
+def sheet_log(campaign: Campaign, character: Character, before: int | None = None) -> list[Entry]:
+    """A sheet's log: a page of the events about one character, only the lines about them."""
+    events = older_than(campaign.events.filter(characters__contains=[character.pk]), before)[:SHEET_LOG_LENGTH]
     return [entry_for(event, {character.pk: character.name}, only=character.pk) for event in events]
+
+
+def older_than(events: QuerySet[Event], before: int | None) -> QuerySet[Event]:
+    return (events if before is None else events.filter(pk__lt=before)).order_by("-id")
+
+
+def next_page(entries: list[Entry], length: int) -> int | None:
+    """Where the page after these entries starts (the id to ask for events before), or None when this page was not
+    full: then there is nothing older."""
+    return entries[-1].event.pk if len(entries) == length else None

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
+
 from campaigns.access import Audience, characters_seen_by, table_of
 from campaigns.models import Campaign
 from characters.models import Character
 from play.cards import Card, cards_for
 from play.forms import AdvanceForm
-from play.log import entry_for, names_in, sheet_log, table_log
+from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, Entry, entry_for, names_in, next_page, sheet_log, table_log
 from rules.actions import latest_undoable
 
 
@@ -34,9 +36,15 @@ def log_context(campaign: Campaign) -> dict[str, Any]:
     names = names_in(campaign)
     return {
         "campaign": campaign,
-        "log": table_log(campaign, names),
+        **log_page(table_log(campaign, names), LOG_LENGTH, reverse("campaign_log", args=[campaign.pk])),
         "undo": None if undoable is None else entry_for(undoable, names),
     }
+
+
+def log_page(entries: list[Entry], length: int, url: str) -> dict[str, Any]:
+    """A page of a log and, when it was full, the address of the one before it ("Sucesos anteriores")."""
+    older = next_page(entries, length)
+    return {"log": entries, "log_more": None if older is None else f"{url}?before={older}"}
 
 
 def player_context(campaign: Campaign, audience: Audience) -> dict[str, Any]:
@@ -53,6 +61,10 @@ def sheet_context(campaign: Campaign, card: Card) -> dict[str, Any]:
         "card": card,
         "health": card.health,
         "character": character,
-        "log": sheet_log(campaign, character),
+        **log_page(
+            sheet_log(campaign, character),
+            SHEET_LOG_LENGTH,
+            reverse("character_log", args=[campaign.pk, character.pk]),
+        ),
         "read_only": True,
     }

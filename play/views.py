@@ -20,7 +20,8 @@ from campaigns.models import Campaign
 from characters.models import Character
 from play import forms
 from play.cards import cards_for
-from play.screens import player_context, sheet_context, table_context
+from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, sheet_log, table_log
+from play.screens import log_page, player_context, sheet_context, table_context
 from rules import actions
 from rules.forms import digits
 
@@ -52,6 +53,36 @@ def character(request: HtmxHttpRequest, campaign_id: int, character_id: int) -> 
     context = sheet_context(found.campaign, card)
     context["is_gm"] = access.is_gm(request.user, found.campaign)
     return render(request, "character_sheet.html", context)
+
+
+def page_before(request: HtmxHttpRequest) -> int | None:
+    """The event a log page ends before: None for the latest page; 404 for what is not an event id."""
+    if "before" not in request.GET:
+        return None
+    before = digits(request.GET["before"])
+    if before is None:
+        raise Http404
+    return before
+
+
+@require_GET
+def campaign_log(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
+    """A page of the GM's log: older entries on demand (the page before event `before`)."""
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    before = page_before(request)
+    url = reverse("campaign_log", args=[campaign.pk])
+    page = log_page(table_log(campaign, before=before), LOG_LENGTH, url)
+    return render(request, "components/log.html", {**page, "older": True})
+
+
+@require_GET
+def character_log(request: HtmxHttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
+    """A page of a sheet's log, for whoever may see the sheet."""
+    character = access.character_for_user(request.user, campaign_id, character_id)
+    before = page_before(request)
+    url = reverse("character_log", args=[campaign_id, character.pk])
+    page = log_page(sheet_log(character.campaign, character, before=before), SHEET_LOG_LENGTH, url)
+    return render(request, "components/log.html", {**page, "older": True})
 
 
 # --- the answer every action view gives ------------------------------------------------------------------------------

@@ -175,6 +175,8 @@ ROUTES: dict[str, Route] = {
     "campaign": Route(("get",), in_a, examples=20),
     "campaign_stream": Route(("get",), in_a, query=lambda t: {"version": "3"}, examples=20),
     "character": Route(("get",), a1_in_a, examples=20),
+    "campaign_log": Route(("get",), in_a, query=lambda t: {"before": "999"}, examples=20),
+    "character_log": Route(("get",), a1_in_a, query=lambda t: {"before": "999"}, examples=20),
     "character_create": Route(ACTION, in_a, data=sheet, examples=50),
     "character_edit": Route(ACTION, a1_in_a, data=sheet, examples=50),
     "character_delete": Route(ACTION, a1_in_a, examples=15),

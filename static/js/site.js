@@ -30,4 +30,20 @@
   document.addEventListener("htmx:afterRequest", function (event) {
     if (event.detail.successful) hide();
   });
+
+  // "Sucesos anteriores": the older entries take the button's place; the keyboard goes to the first of them.
+  var older = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var more = event.detail.elt.closest && event.detail.elt.closest(".log-more");
+    if (more) older = { list: more.parentElement, index: Array.prototype.indexOf.call(more.parentElement.children, more) };
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!older) return;
+    var first = older.list.children[older.index];
+    older = null;
+    if (first) {
+      first.tabIndex = -1;
+      first.focus();
+    }
+  });
 })();

@@ -168,3 +168,25 @@ def test_a_failed_click_says_so_and_the_next_one_clears_it(page: Page, live_serv
     expect(card(page, "Aldara").locator("form.action-form")).to_be_visible()
     expect(notice).to_be_hidden()
     page.errors.clear()  # the failed request itself is logged by the browser: that is the point of this test
+
+
+def test_older_log_entries_come_on_demand_and_take_the_keyboard(page: Page, live_server, demo):
+    from play.log import LOG_LENGTH
+    from rules import actions
+    from rules.damage import Attack
+
+    aldara = Character.objects.get(name="Aldara")
+    for _ in range(LOG_LENGTH):
+        actions.apply_damage(demo, [aldara], Attack(amount=0), by=demo.gm)
+    open_table(page, live_server.url, demo)
+    entries = page.locator("aside.log ol.entries > li.entry")
+    expect(entries).to_have_count(LOG_LENGTH)
+    more = page.get_by_role("button", name="Sucesos anteriores")
+    more.focus()
+    page.keyboard.press("Enter")
+    expect(entries).to_have_count(LOG_LENGTH + demo.events.count() - LOG_LENGTH)
+    expect(more).to_have_count(0)
+    # the keyboard stays in the log, on the first older entry (after htmx settles)
+    expect(page.locator("aside.log ol.entries > li.entry:focus")).to_have_count(1)
+    assert page.evaluate("window.stillTheSamePage") is True
+    assert page.errors == []

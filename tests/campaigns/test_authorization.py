@@ -51,6 +51,12 @@ MATRIX = {
         only({"gm_a": 204, "player_a": 204, "player_a2": 204}),
     ),
     "character_create": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    "campaign_log": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    "character_log": (
+        "get",
+        lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},
+        only({"gm_a": 200, "player_a": 200}),
+    ),
     "character": (
         "get",
         lambda w: {"campaign_id": w.campaign_a.pk, "character_id": w.char_a1.pk},

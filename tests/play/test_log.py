@@ -252,3 +252,30 @@ def test_an_entry_that_cannot_be_read_is_named_by_its_kind(world: World, caplog)
     assert [entry.title for entry in sheet_log(world.campaign_a, world.char_a1)][:2] == [undo.title, damaged.title]
     assert any(record.name == "play.log" and record.exc_info for record in caplog.records)
     assert "registro importado ilegible" in table(world)
+
+
+def test_a_long_log_shows_its_latest_page_and_older_pages_on_demand(world: World):
+    from play.log import LOG_LENGTH, SHEET_LOG_LENGTH
+
+    for _ in range(LOG_LENGTH + 5):
+        actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=1), by=world.gm_a)
+    gm = client_for(world.gm_a)
+    table = gm.get(f"/campaigns/{world.campaign_a.pk}/")
+    first_page = table.context["log"]
+    assert len(first_page) == LOG_LENGTH
+    more = table.context["log_more"]
+    assert more == f"/campaigns/{world.campaign_a.pk}/log/?before={first_page[-1].event.pk}"
+    assert "Sucesos anteriores" in table.text
+    older = gm.get(more, headers={"HX-Request": "true"})
+    assert older.status_code == 200
+    ids = [entry.event.pk for entry in older.context["log"]]
+    assert len(ids) == 5 and max(ids) < first_page[-1].event.pk  # 45 damages: 5 older than the first page
+    assert older.context["log_more"] is None and "Sucesos anteriores" not in older.text
+    assert gm.get(f"/campaigns/{world.campaign_a.pk}/log/?before=²").status_code == 404
+    assert client_for(world.player_a).get(more).status_code == 404  # the GM's log is the GM's
+
+    sheet = client_for(world.player_a).get(f"/campaigns/{world.campaign_a.pk}/characters/{world.char_a1.pk}/")
+    assert len(sheet.context["log"]) == SHEET_LOG_LENGTH and sheet.context["log_more"]
+    older_sheet = client_for(world.player_a).get(sheet.context["log_more"])
+    assert older_sheet.status_code == 200 and len(older_sheet.context["log"]) == SHEET_LOG_LENGTH
+    assert client_for(world.player_a2).get(sheet.context["log_more"]).status_code == 404  # not their character
