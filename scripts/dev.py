@@ -78,6 +78,10 @@ def run() -> int:
             "--port",
             port,
             "--no-access-log",
+            # WEB_CONCURRENCY processes (as in Docker): each holds a share of the live screens, so the fan-out of a
+            # change to many screens is split between them and does not all queue behind the GM's own answer
+            "--workers",
+            os.environ.get("WEB_CONCURRENCY", "1"),
             # open live streams never end by themselves: give them a moment, then stop
             "--timeout-graceful-shutdown",
             "3",
