@@ -3,6 +3,7 @@ the GM's table, a player's page and a character's sheet. Each costs a constant n
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.urls import reverse
@@ -23,11 +24,26 @@ def table_context(campaign: Campaign) -> dict[str, Any]:
         "campaign": campaign,
         "cards": cards,
         **log_context(campaign),
-        # Everyone rests unless the GM unticks them.
-        "clock_form": AdvanceForm(
-            campaign=campaign, auto_id="advance-%s", initial={"resting": [card.character.pk for card in cards]}
-        ),
+        "clock_form": clock_form(campaign, [card.character.pk for card in cards]),
     }
+
+
+def changes_context(campaign: Campaign, changed: Iterable[int]) -> dict[str, Any]:
+    """What one action changed on the GM's table, for the answer to their click (htmx out-of-band swaps): the cards of
+    the characters it touched, the clock, who rests, the undo button and the log — not the whole table."""
+    seen = characters_seen_by(table_of(campaign))
+    cards = cards_for(campaign, seen.filter(pk__in=list(changed)).select_related("player"), invitations=True)
+    return {
+        "campaign": campaign,
+        "cards": cards,
+        **log_context(campaign),
+        "clock_form": clock_form(campaign, list(seen.values_list("pk", flat=True))),
+    }
+
+
+def clock_form(campaign: Campaign, everyone: list[int]) -> AdvanceForm:
+    """The clock's form as a fresh load draws it: everyone rests unless the GM unticks them."""
+    return AdvanceForm(campaign=campaign, auto_id="advance-%s", initial={"resting": everyone})
 
 
 def log_context(campaign: Campaign) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from characters.models import Character
 from play import forms
 from play.cards import cards_for
 from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, sheet_log, table_log
-from play.screens import log_page, player_context, sheet_context, table_context
+from play.screens import changes_context, log_page, player_context, sheet_context, table_context
 from rules import actions
 from rules.forms import digits
 
@@ -172,7 +172,7 @@ def answer(
         else:
             if not request.htmx:
                 return redirect("campaign", campaign.pk)
-            return render_table(request, campaign, announcement(outcome), slot, focus_of(slot, outcome))
+            return render_changes(request, campaign, outcome, slot)
     if not request.htmx:
         status = 400 if request.method == "POST" else 200
         return render(request, "action_page.html", {**context, "template": template}, status=status)
@@ -194,6 +194,28 @@ def focus_of(slot: str, outcome: actions.Outcome) -> str:
     if len(outcome.characters) == 1:
         return f"character-{outcome.characters[0].pk}"
     return "party-damage"
+
+
+def render_changes(
+    request: HtmxHttpRequest, campaign: Campaign, outcome: actions.Outcome, closed_slot: str
+) -> HttpResponse:
+    """The answer to an action: only what it changed, swapped out of band (the cards it touched — all the cards when the
+    clock moved, since healing times count from now — the clock, who rests, the undo button, the log) and the form
+    it came from closed. Other forms left open stay as they are (their slots are preserved)."""
+    clock_before = campaign.clock
+    campaign.refresh_from_db()
+    every_card = campaign.clock != clock_before
+    if every_card:
+        context = table_context(campaign)
+    else:
+        changed = [character.pk for character in outcome.characters]
+        if closed_slot.isdigit():
+            changed.append(int(closed_slot))  # its form closes even if its character did not change
+        context = changes_context(campaign, changed)
+    context.update(announce=announcement(outcome), closed_slot=closed_slot, oob=True, every_card=every_card)
+    response = reswap(render(request, "components/changes.html", context), "none")
+    trigger_client_event(response, "twelveplus:focus", {"value": focus_of(closed_slot, outcome)}, after="settle")
+    return response
 
 
 def render_table(

@@ -190,3 +190,23 @@ def test_older_log_entries_come_on_demand_and_take_the_keyboard(page: Page, live
     expect(page.locator("aside.log ol.entries > li.entry:focus")).to_have_count(1)
     assert page.evaluate("window.stillTheSamePage") is True
     assert page.errors == []
+
+
+def test_an_action_leaves_the_other_open_forms_as_they_were(page: Page, live_server, demo):
+    open_table(page, live_server.url, demo)
+    card(page, "Borin").get_by_role("link", name="Daño", exact=True).click()
+    settled(page)
+    borin_form = card(page, "Borin").locator("form.action-form")
+    borin_form.get_by_label("Daño (PG o tirada)").fill("3")
+    page.locator("#advance-duration").fill("2h")
+    aldara = pg_of("Aldara")
+    quick = card(page, "Aldara").get_by_label("Daño rápido")
+    quick.fill("2")
+    quick.press("Enter")
+    expect(card(page, "Aldara").locator(".pg-value")).to_have_text(str(aldara - 2))
+    expect(quick).to_have_value("")  # the box used is cleared
+    expect(borin_form).to_be_visible()  # the other form and what was typed in it stay
+    expect(borin_form.get_by_label("Daño (PG o tirada)")).to_have_value("3")
+    expect(page.locator("#advance-duration")).to_have_value("2h")
+    assert page.evaluate("window.stillTheSamePage") is True
+    assert page.errors == []

@@ -96,7 +96,10 @@ def test_damage_of_each_kind(world: World, data, expected_pg):
     assert response.status_code == 200
     assert pg(world.char_a1) == expected_pg
     html = response.content.decode()
-    assert 'id="table"' in html and f"{expected_pg}</strong> / 80" in html
+    # only what changed, out of band: Aldara's card (not Borin's), the clock, the log — not the whole table
+    assert 'id="table"' not in html and response.headers["HX-Reswap"] == "none"
+    assert f'id="character-{world.char_a1.pk}" hx-swap-oob="true"' in html and f"{expected_pg}</strong> / 80" in html
+    assert f'id="character-{world.char_a2.pk}"' not in html
     assert f"Aldara: {expected_pg}/80 PG" in html  # the aria-live announcement
 
 
