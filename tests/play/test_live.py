@@ -284,6 +284,25 @@ def test_the_stream_answers_only_get(world: World, server, method: str):
         assert client.request(method, stream_path(world), headers=csrf).status_code == 405
 
 
+def in_own_loop(coroutine):
+    """Run a coroutine on a thread of its own: this thread may already run Playwright's event loop."""
+    result: list = []
+
+    def run() -> None:
+        try:
+            result.append(("value", asyncio.run(coroutine)))
+        except BaseException as error:
+            result.append(("error", error))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    [(kind, value)] = result
+    if kind == "error":
+        raise value
+    return value
+
+
 def test_browsers_connecting_at_one_version_share_one_render_of_the_state(world: World, monkeypatch):
     from campaigns import access
     from play import live
@@ -303,14 +322,14 @@ def test_browsers_connecting_at_one_version_share_one_render_of_the_state(world:
     async def storm(audience, count: int) -> list[str | None]:
         return await asyncio.gather(*(hub.state(audience, "http://mesa", "es") for _ in range(count)))
 
-    states = asyncio.run(storm(gm, 60))
+    states = in_own_loop(storm(gm, 60))
     assert len(set(states)) == 1 and "Aldara" in states[0]
     assert len(renders) == 1  # 60 browsers, one render
-    asyncio.run(storm(gm, 5))
+    in_own_loop(storm(gm, 5))
     assert len(renders) == 1  # still the same version: still shared
-    asyncio.run(storm(player, 5))
+    in_own_loop(storm(player, 5))
     assert len(renders) == 2  # another audience sees other things: its own render
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=3), by=world.gm_a)
-    [after] = asyncio.run(storm(gm, 1))
+    [after] = in_own_loop(storm(gm, 1))
     assert len(renders) == 3 and after != states[0]  # a new version is drawn anew
-    assert asyncio.run(storm(access.audience_of(world.outsider, world.campaign_a), 1)) == [None]
+    assert in_own_loop(storm(access.audience_of(world.outsider, world.campaign_a), 1)) == [None]
