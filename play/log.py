@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
 
 from campaigns.clock import format_clock, format_duration
 from campaigns.models import Campaign, Event, EventKind
@@ -363,6 +365,34 @@ def entry_for(event: Event, names: dict[int, str], only: int | None = None) -> E
     return Entry(event, format_clock(event.clock_before), title, lines)
 
 
+# Worded entries, by (event, undone, whose lines, language, names): an event never changes but for being undone, so
+# each is worded once per process (renders run on worker threads: hence the lock).
+WORDED_SIZE = 4096
+_worded: OrderedDict[tuple[object, ...], Entry] = OrderedDict()
+_worded_lock = threading.Lock()
+
+
+def entries_for(events: QuerySet[Event], names: dict[int, str], only: int | None = None) -> list[Entry]:
+    """The entries of these events. Only the events not worded before are read in full: their details and the states
+    before and after are what makes a log costly to read, page after page, change after change."""
+    light = list(events.defer("details", "before", "after"))
+    context = (only, get_language(), hash(frozenset(names.items())))
+    with _worded_lock:
+        found = {event.pk: _worded.get((event.pk, event.undone, *context)) for event in light}
+        for entry in found.values():
+            if entry is not None:
+                _worded.move_to_end((entry.event.pk, entry.event.undone, *context))
+    missing = [pk for pk, entry in found.items() if entry is None]
+    if missing:
+        for event in Event.objects.filter(pk__in=missing):
+            entry = found[event.pk] = entry_for(event, names, only)
+            with _worded_lock:
+                _worded[(event.pk, event.undone, *context)] = entry
+                while len(_worded) > WORDED_SIZE:
+                    _worded.popitem(last=False)
+    return [entry for event in light if (entry := found[event.pk]) is not None]
+
+
 def names_in(campaign: Campaign) -> dict[int, str]:
     """Every character's name, those removed from the campaign too: the log keeps telling their story."""
     return dict(Character.everyone.filter(campaign=campaign).values_list("pk", "name"))
@@ -372,13 +402,13 @@ def table_log(campaign: Campaign, names: dict[int, str] | None = None, before: i
     """The GM's log: a page of the campaign's events, the latest ones or those `before` an event id (`names`: every
     character's, if already at hand). A page is all any screen renders: older pages come on demand."""
     names = names_in(campaign) if names is None else names
-    return [entry_for(event, names) for event in older_than(campaign.events.all(), before)[:LOG_LENGTH]]
+    return entries_for(older_than(campaign.events.all(), before)[:LOG_LENGTH], names)
 
 
 def sheet_log(campaign: Campaign, character: Character, before: int | None = None) -> list[Entry]:
     """A sheet's log: a page of the events about one character, only the lines about them."""
     events = older_than(campaign.events.filter(characters__contains=[character.pk]), before)[:SHEET_LOG_LENGTH]
-    return [entry_for(event, {character.pk: character.name}, only=character.pk) for event in events]
+    return entries_for(events, {character.pk: character.name}, only=character.pk)
 
 
 def older_than(events: QuerySet[Event], before: int | None) -> QuerySet[Event]:
