@@ -29,9 +29,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from campaigns import access
-from campaigns.access import Audience
+from campaigns.access import Audience, characters_seen_by
 from campaigns.models import Campaign
-from play.screens import player_context, sheet_context, table_context
+from play.cards import cards_for
+from play.screens import clock_form, log_context, sheet_context
 from rules import notify
 
 logger = logging.getLogger(__name__)
@@ -59,41 +60,62 @@ def sse(event: str, html: str) -> str:
     return f"event: {event}\n{data}\n\n"
 
 
+Shown = frozenset[int]  # the characters whose cards an audience's screens show
+
+
 def render_fragments(
-    audience: Audience, site: str, language: str, changed: tuple[int, ...] | None = None
-) -> str | None:
-    """The SSE message for one audience: every region of its screens, rendered by the same components and contexts
-    as a fresh load (live equals reload); a character's sheet only when that character changed (`changed`, None: all).
-    None when the audience may no longer watch the campaign: its streams end."""
+    audience: Audience,
+    site: str,
+    language: str,
+    changed: tuple[int, ...] | None = None,
+    shown: Shown | None = None,
+) -> tuple[str, Shown] | None:
+    """The SSE message for one audience, rendered by the same components and contexts as a fresh load (live equals
+    reload), and the characters its screens then show. The whole state when `changed` is None; else what changed:
+    the card and sheet of each changed character — or every card, when the audience's characters are no longer the
+    ones its screens show (`shown`: a character added, removed, handed to a player) — with the clock, and for the GM
+    who rests, the undo button and the log. None when the audience may no longer watch the campaign: its streams
+    end."""
     try:
         with translation.override(language):
-            return _render(audience, site, changed)
+            return _render(audience, site, changed, shown)
     except Campaign.DoesNotExist:
         return None
     finally:
         connections["default"].close()  # give the pooled connection back: this runs on a worker thread
 
 
-def _render(audience: Audience, site: str, changed: tuple[int, ...] | None) -> str | None:
+def _render(
+    audience: Audience, site: str, changed: tuple[int, ...] | None, shown: Shown | None
+) -> tuple[str, Shown] | None:
     if not access.still_sees(audience):
         return None
     campaign = Campaign.objects.get(pk=audience.campaign_id)
+    seen = characters_seen_by(audience)
+    now_shown: Shown = frozenset(seen.values_list("pk", flat=True))
+    every_card = changed is None or now_shown != shown
+    picked = seen if every_card else seen.filter(pk__in=changed or ())
+    cards = cards_for(campaign, picked.select_related("player"), invitations=audience.is_gm)
+    context: dict[str, object] = {"campaign": campaign, "cards": cards, "site": site, "read_only": not audience.is_gm}
     parts = [sse("clock", render_to_string("components/clock.html", {"campaign": campaign}))]
-    if audience.is_gm:
-        context = {**table_context(campaign), "site": site}
+    if every_card:
         parts.append(sse("cards", render_to_string("components/cards.html", context)))
-        parts.append(sse("resting", render_to_string("components/resting.html", {"form": context["clock_form"]})))
+    else:
+        for card in cards:
+            html = render_to_string("components/card.html#card", {**context, "card": card})
+            parts.append(sse(f"card-{card.character.pk}", html))
+    if audience.is_gm:
+        context.update(log_context(campaign))
+        form = clock_form(campaign, sorted(now_shown))
+        parts.append(sse("resting", render_to_string("components/resting.html", {"form": form})))
         parts.append(sse("undo", render_to_string("components/undo_button.html", context)))
         parts.append(sse("log", render_to_string("components/log.html", context)))
-    else:
-        context = {**player_context(campaign, audience), "site": site}
-        parts.append(sse("cards", render_to_string("components/cards.html", context)))
-    for card in context["cards"]:
+    for card in cards:
         if changed is None or card.character.pk in changed:
             sheet_page = {**sheet_context(campaign, card), "is_gm": audience.is_gm}
             sheet = render_to_string("character_sheet.html#state", sheet_page)
             parts.append(sse(f"sheet-{card.character.pk}", sheet))
-    return "".join(parts)
+    return "".join(parts), now_shown
 
 
 def campaign_version(campaign_id: int) -> int | None:
@@ -118,6 +140,9 @@ class Hub:
         # browser that connects at that version gets the same bytes, rendered once (a reconnect storm costs one render
         # per audience, not one per browser).
         self.states: dict[View, tuple[int, asyncio.Future[str | None]]] = {}
+        # The characters each view's screens show after the last change sent to them (changes are sent in commit
+        # order): a change that keeps them sends only the changed cards, one that does not sends every card.
+        self.shown: dict[View, Shown] = {}
 
     async def state(self, audience: Audience, site: str, language: str) -> str | None:
         """The whole current state for one view; None when the audience may no longer watch."""
@@ -132,7 +157,8 @@ class Hub:
         drawn: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         self.states[view] = (version, drawn)
         try:
-            text = await sync_to_async(render_fragments, thread_sensitive=False)(audience, site, language)
+            drawn_now = await sync_to_async(render_fragments, thread_sensitive=False)(audience, site, language)
+            text = None if drawn_now is None else drawn_now[0]
         except BaseException as error:
             drawn.set_exception(error)
             drawn.exception()  # retrieved: no "never retrieved" warning when nobody else was waiting
@@ -159,8 +185,9 @@ class Hub:
             watching.discard(watcher)
             if not watching:
                 del self.watchers[watcher.audience.campaign_id]
-                for view in [view for view in self.states if view[0].campaign_id == watcher.audience.campaign_id]:
-                    del self.states[view]
+                for views in (self.states, self.shown):
+                    for view in [view for view in views if view[0].campaign_id == watcher.audience.campaign_id]:
+                        del views[view]
 
     async def listen(self) -> None:
         """Hold the LISTEN connection; after a lost connection, reconnect with back-off and resync everyone."""
@@ -192,6 +219,7 @@ class Hub:
                 first = False
 
     def broadcast_resync(self) -> None:
+        self.shown.clear()  # changes may have been missed: the next one sends every card
         for watching in self.watchers.values():
             for watcher in list(watching):
                 self.deliver(watcher, RESYNC)
@@ -203,13 +231,17 @@ class Hub:
         watching = self.watchers.get(change.campaign_id)
         if not watching:
             return
-        audiences = {(watcher.audience, watcher.site, watcher.language) for watcher in watching}
+        views = {(watcher.audience, watcher.site, watcher.language) for watcher in watching}
         # One render per audience (and language), not per client: the cost does not grow with the number of browsers.
         render = sync_to_async(render_fragments, thread_sensitive=False)
-        rendered = await asyncio.gather(*(render(*audience, change.characters) for audience in audiences))
-        by_audience = dict(zip(audiences, rendered, strict=True))
+        rendered = await asyncio.gather(*(render(*view, change.characters, self.shown.get(view)) for view in views))
+        by_view: dict[View, str | None] = {}
+        for view, drawn in zip(views, rendered, strict=True):
+            by_view[view] = None if drawn is None else drawn[0]
+            if drawn is not None:
+                self.shown[view] = drawn[1]
         for watcher in list(watching):
-            text = by_audience.get((watcher.audience, watcher.site, watcher.language), "")
+            text = by_view.get((watcher.audience, watcher.site, watcher.language), "")
             if text is None:
                 self.deliver(watcher, END)
             elif text:
