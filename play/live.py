@@ -233,7 +233,9 @@ class Hub:
             return
         views = {(watcher.audience, watcher.site, watcher.language) for watcher in watching}
         # One render per audience (and language), not per client: the cost does not grow with the number of browsers.
-        render = sync_to_async(render_fragments, thread_sensitive=False)
+        # On the thread that runs the views (thread_sensitive): the notification arrives at the action's commit, while
+        # its view still draws the GM's answer, and the renders wait for it instead of taking turns with it.
+        render = sync_to_async(render_fragments, thread_sensitive=True)
         rendered = await asyncio.gather(*(render(*view, change.characters, self.shown.get(view)) for view in views))
         by_view: dict[View, str | None] = {}
         for view, drawn in zip(views, rendered, strict=True):
