@@ -493,14 +493,7 @@ async def app_repeat(app: Server, tables: list[Table], per_table: int, changes: 
         groups.append(screens[at : at + len(group)])
         at += len(group)
     click, clients = await app_clicker(app.base, tables)
-    try:
-        await asyncio.sleep(0.5)
-        cpu = app.cpu_seconds()
-        samples = await measure(click, groups, changes, seed)
-        row.app.append(run_of(samples, app.cpu_seconds() - cpu))
-    finally:
-        await asyncio.gather(*(c.aclose() for c in clients))
-        await close_screens(screens)
+    row.app.append(await timed_run(app, click, clients, screens, groups, changes, seed))
 
 
 async def floor_repeat(floor: Server, keys: list[int], per_key: int, changes: int, seed: int, row: Row) -> None:
@@ -508,11 +501,24 @@ async def floor_repeat(floor: Server, keys: list[int], per_key: int, changes: in
     screens = await open_screens(floor.port, plan, VERSION)
     groups = [screens[i * per_key : (i + 1) * per_key] for i in range(len(keys))]
     click, clients = await floor_clicker(floor.base, keys)
+    row.floor.append(await timed_run(floor, click, clients, screens, groups, changes, seed))
+
+
+async def timed_run(
+    server: Server,
+    click: Click,
+    clients: list[httpx.AsyncClient],
+    screens: list[Screen],
+    groups: list[list[Screen]],
+    changes: int,
+    seed: int,
+) -> Run:
+    """One run of `changes` clicks on open screens, with the server's CPU over it; then the screens close."""
     try:
         await asyncio.sleep(0.5)
-        cpu = floor.cpu_seconds()
+        cpu = server.cpu_seconds()
         samples = await measure(click, groups, changes, seed)
-        row.floor.append(run_of(samples, floor.cpu_seconds() - cpu))
+        return run_of(samples, server.cpu_seconds() - cpu)
     finally:
         await asyncio.gather(*(c.aclose() for c in clients))
         await close_screens(screens)

@@ -218,17 +218,14 @@ def render_changes(
     return response
 
 
-def render_table(
-    request: HtmxHttpRequest, campaign: Campaign, announce: str, closed_slot: str = "", focus: str = ""
-) -> HttpResponse:
-    """The table after an action. Forms left open in other slots stay open (hx-preserve); the acted-on one closes."""
+def render_table(request: HtmxHttpRequest, campaign: Campaign, announce: str, focus: str) -> HttpResponse:
+    """The whole table, after an undo (which may bring back anything: a character, a disease). Forms left open stay
+    open (hx-preserve)."""
     campaign.refresh_from_db()
     context = table_context(campaign)
     context["announce"] = announce
-    context["closed_slot"] = closed_slot
     response = render(request, "campaign.html#table", context)
-    if focus:
-        trigger_client_event(response, "twelveplus:focus", {"value": focus}, after="settle")
+    trigger_client_event(response, "twelveplus:focus", {"value": focus}, after="settle")
     return response
 
 
@@ -316,4 +313,4 @@ def undo(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
             messages.error(request, error.message)
     if not request.htmx:
         return redirect("campaign", campaign.pk)
-    return render_table(request, campaign, announce, focus="undo-form")
+    return render_table(request, campaign, announce, "undo-form")
