@@ -31,6 +31,16 @@
     if (event.detail.successful) hide();
   });
 
+  // A form htmx has not taken over yet (drawn by a swap a moment ago: htmx wires new content after it settles) is
+  // still sent by htmx, never as a plain page submit, which a live-drawn form could not even make (no CSRF field).
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (event.defaultPrevented || !(form instanceof HTMLFormElement) || !form.hasAttribute("hx-post")) return;
+    event.preventDefault();
+    htmx.process(form);
+    htmx.trigger(form, "submit");
+  });
+
   // "Sucesos anteriores": the older entries take the button's place; the keyboard goes to the first of them.
   var older = null;
   document.addEventListener("htmx:beforeSwap", function (event) {

@@ -210,3 +210,17 @@ def test_an_action_leaves_the_other_open_forms_as_they_were(page: Page, live_ser
     expect(page.locator("#advance-duration")).to_have_value("2h")
     assert page.evaluate("window.stillTheSamePage") is True
     assert page.errors == []
+
+
+def test_a_form_drawn_a_moment_ago_is_still_sent_by_htmx(page: Page, live_server, demo):
+    """Typing fast right after a swap can submit a form htmx has not wired yet: it must not become a plain POST."""
+    open_table(page, live_server.url, demo)
+    aldara = pg_of("Aldara")
+    # the card drawn again by plain DOM: exactly what htmx has not processed yet
+    page.evaluate("() => { const li = document.querySelector('li.card'); li.outerHTML = li.outerHTML; }")
+    quick = card(page, "Aldara").get_by_label("Daño rápido")
+    quick.fill("3")
+    quick.press("Enter")
+    expect(card(page, "Aldara").locator(".pg-value")).to_have_text(str(aldara - 3))
+    assert page.evaluate("window.stillTheSamePage") is True  # no plain submit, no reload, no 403
+    assert page.errors == []
