@@ -54,7 +54,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(Wound)
 class WoundAdmin(ReadOnlyAdmin):
-    list_display = ["character", "kind", "amount", "remaining", "treated", "inflicted_at"]
+    list_display = ["character", "kind", "amount", "remaining", "treated", "inflicted_at", "times", "every"]
     list_filter = ["kind", "treated", "character__campaign"]
     search_fields = ["character__name"]
 

@@ -1,19 +1,29 @@
 """Between the database rows and the engine's Health: load, compare, store, and (de)serialize for the event log.
 
 The engine never removes or reorders wounds and illnesses, it only appends; rows are kept in id order, so the i-th
-row is the i-th engine object.
+illness row is the i-th engine illness. A wound row stands for `times` equal engine wounds inflicted `every` seconds
+apart (a run: a serious illness's weekly losses), so the engine's wounds are the rows' runs one after another; the
+event log stores them as runs too.
 """
 
-from dataclasses import asdict
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any, cast
+
+from django.db import connection, models
 
 from characters.models import Character
 from rules import engine
 from rules.models import Illness, Wound
 
 
-def wound_of(row: Wound) -> engine.Wound:
-    return engine.Wound(row.kind, row.remaining, row.treated, row.inflicted_at, row.illness_key or None)
+def wounds_of(row: Wound) -> list[engine.Wound]:
+    """The engine's wounds a row stands for."""
+    key = row.illness_key or None
+    return [
+        engine.Wound(row.kind, row.remaining, row.treated, row.inflicted_at + n * row.every, key)
+        for n in range(row.times)
+    ]
 
 
 def illness_of(row: Illness) -> engine.Illness:
@@ -34,7 +44,7 @@ def illness_of(row: Illness) -> engine.Illness:
 def health_of(character: Character, wounds: list[Wound], illnesses: list[Illness], clock: int) -> engine.Health:
     return engine.Health(
         character.constitution,
-        tuple(wound_of(row) for row in wounds),
+        tuple(wound for row in wounds for wound in wounds_of(row)),
         tuple(illness_of(row) for row in illnesses),
         now=clock,
         died_at=character.died_at,
@@ -61,23 +71,23 @@ class Changes:
 
     def record(self, character: Character, wounds: list[Wound], illnesses: list[Illness], new: engine.Health) -> None:
         """Make `character` and its rows say what `new` says. Rows past the end of `new` are deleted (undo)."""
-        for row, wound in zip(wounds, new.wounds, strict=False):
-            if (row.remaining, row.treated) != (wound.amount, wound.treated):
-                row.remaining, row.treated = wound.amount, wound.treated
+        wanted = runs(new.wounds, [row.amount for row in wounds for _n in range(row.times)])
+        # Rows that still start the same run are updated; from the first that does not, the rest are written anew.
+        kept = 0
+        for row, run in zip(wounds, wanted, strict=False):
+            if (row.kind, row.amount, row.inflicted_at, row.illness_key) != (
+                run.kind,
+                run.amount,
+                run.inflicted_at,
+                run.illness_key or "",
+            ):
+                break
+            if (row.remaining, row.treated, row.times, row.every) != (run.remaining, run.treated, run.times, run.every):
+                row.remaining, row.treated, row.times, row.every = run.remaining, run.treated, run.times, run.every
                 self.wounds_to_update.append(row)
-        for wound in new.wounds[len(wounds) :]:
-            self.wounds_to_create.append(
-                Wound(
-                    character=character,
-                    kind=wound.kind,
-                    amount=wound.amount,
-                    remaining=wound.amount,
-                    treated=wound.treated,
-                    inflicted_at=wound.inflicted_at,
-                    illness_key=wound.illness_key or "",
-                )
-            )
-        self.wounds_to_delete += [row.pk for row in wounds[len(new.wounds) :]]
+            kept += 1
+        self.wounds_to_delete += [row.pk for row in wounds[kept:]]
+        self.wounds_to_create += [run.row(character) for run in wanted[kept:]]
 
         for episode, illness in zip(illnesses, new.illnesses, strict=False):
             fields = (illness.treated, illness.medicated, illness.cured_at, illness.weeks_charged)
@@ -114,22 +124,130 @@ class Changes:
             # Their wounds point at them only by key, so deleting an episode deletes no other row.
             Illness.objects.filter(pk__in=self.illnesses_to_delete).delete()
         if self.wounds_to_update:
-            Wound.objects.bulk_update(self.wounds_to_update, ["remaining", "treated"])
+            update(self.wounds_to_update, ["remaining", "treated", "times", "every"])
         if self.wounds_to_create:
             Wound.objects.bulk_create(self.wounds_to_create)
         if self.illnesses_to_update:
-            Illness.objects.bulk_update(self.illnesses_to_update, ["treated", "medicated", "cured_at", "weeks_charged"])
+            update(self.illnesses_to_update, ["treated", "medicated", "cured_at", "weeks_charged"])
         if self.illnesses_to_create:
             Illness.objects.bulk_create(self.illnesses_to_create)
         if self.characters:
-            Character.objects.bulk_update(self.characters, ["pg", "died_at", "recovery_progress", "protection"])
+            update(self.characters, ["pg", "died_at", "recovery_progress", "protection"])
+
+
+def update(rows: Sequence[models.Model], names: list[str]) -> None:
+    """Write these fields of many rows of one table in one statement, each column sent as one array. (Django's
+    bulk_update writes a CASE per field over every row, which PostgreSQL evaluates for each row: its cost grows with
+    the square of the rows, seconds for a few thousand.)"""
+    meta = rows[0]._meta
+    pk = meta.pk
+    assert pk is not None
+    fields_ = [pk, *(cast(models.Field, meta.get_field(name)) for name in names)]
+    quote = connection.ops.quote_name
+    columns = [quote(_column(field)) for field in fields_]
+    arrays = ", ".join(
+        f"%s::{field.rel_db_type(connection) if field is pk else field.db_type(connection)}[]" for field in fields_
+    )
+    assignments = ", ".join(f"{column} = v.{column}" for column in columns[1:])
+    values = [[field.get_db_prep_save(getattr(row, field.attname), connection) for row in rows] for field in fields_]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {quote(meta.db_table)} AS t SET {assignments} "
+            f"FROM unnest({arrays}) AS v({', '.join(columns)}) WHERE t.{columns[0]} = v.{columns[0]}",
+            values,
+        )
+
+
+def _column(field: models.Field) -> str:
+    assert field.column is not None
+    return field.column
+
+
+# --- runs of equal wounds ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """`times` equal wounds, the n-th inflicted at `inflicted_at + n × every`; `amount` is each one's first amount."""
+
+    kind: str
+    amount: int
+    remaining: int
+    treated: bool
+    inflicted_at: int
+    illness_key: str | None
+    times: int = 1
+    every: int = 0
+
+    def takes(self, kind: str, amount: int, remaining: int, treated: bool, at: int, key: str | None) -> bool:
+        """Add the next wound to this run if it is one more of it; say whether it was."""
+        if (kind, amount, remaining, treated, key) != (
+            self.kind,
+            self.amount,
+            self.remaining,
+            self.treated,
+            self.illness_key,
+        ):
+            return False
+        step = at - (self.inflicted_at + (self.times - 1) * self.every)
+        if self.times == 1 and step >= 0:
+            self.every = step
+        elif step != self.every:
+            return False
+        self.times += 1
+        return True
+
+    def row(self, character: Character) -> Wound:
+        return Wound(
+            character=character,
+            kind=self.kind,
+            amount=self.amount,
+            remaining=self.remaining,
+            treated=self.treated,
+            inflicted_at=self.inflicted_at,
+            illness_key=self.illness_key or "",
+            times=self.times,
+            every=self.every,
+        )
+
+
+def runs(wounds: tuple[engine.Wound, ...], first_amounts: list[int]) -> list[Run]:
+    """The engine's wounds as runs, longest first. `first_amounts` are the stored wounds' first amounts; a wound past
+    them is new, and its first amount is what it has now."""
+    found: list[Run] = []
+    for index, wound in enumerate(wounds):
+        amount = first_amounts[index] if index < len(first_amounts) else wound.amount
+        key = wound.illness_key
+        if not (found and found[-1].takes(wound.kind, amount, wound.amount, wound.treated, wound.inflicted_at, key)):
+            found.append(Run(wound.kind, amount, wound.amount, wound.treated, wound.inflicted_at, key))
+    return found
 
 
 # --- the event log's form of a state -------------------------------------------------------------------------------
 
+# A run in the log is one wound's fields plus "times" and "every" (only when it stands for more than one wound).
+# Bounds what a document from elsewhere can make us expand (rules.actions.campaign reads states from imports).
+RUN_MAX = 100_000
+
 
 def to_json(health: engine.Health) -> dict[str, Any]:
-    return to_plain(asdict(health))
+    state: dict[str, Any] = {field.name: getattr(health, field.name) for field in fields(health)}
+    state["wounds"] = [_wound_json(run) for run in runs(health.wounds, [])]
+    state["illnesses"] = [{f.name: getattr(i, f.name) for f in fields(i)} for i in health.illnesses]
+    state["progress"] = [list(pair) for pair in health.progress]
+    state["protection"] = [list(pair) for pair in health.protection]
+    return state
+
+
+def _wound_json(run: Run) -> dict[str, Any]:
+    wound = {
+        "kind": run.kind,
+        "amount": run.remaining,
+        "treated": run.treated,
+        "inflicted_at": run.inflicted_at,
+        "illness_key": run.illness_key,
+    }
+    return wound if run.times == 1 else {**wound, "times": run.times, "every": run.every}
 
 
 def to_plain(value: Any) -> Any:
@@ -141,11 +259,22 @@ def to_plain(value: Any) -> Any:
     return value
 
 
+def _wounds_from_json(wound: dict[str, Any]) -> list[engine.Wound]:
+    # Events written before Wound lost its unused `key` still carry it.
+    fields = {k: v for k, v in wound.items() if k not in ("key", "times", "every")}
+    times, every = wound.get("times", 1), wound.get("every", 0)
+    if not (type(times) is int and type(every) is int and 1 <= times <= RUN_MAX and every >= 0):
+        raise ValueError(f"not a run of wounds: {times!r} every {every!r}")
+    first = engine.Wound(**fields)
+    return [first] + [
+        engine.Wound(**{**fields, "inflicted_at": first.inflicted_at + n * every}) for n in range(1, times)
+    ]
+
+
 def from_json(data: dict[str, Any]) -> engine.Health:
     return engine.Health(
         data["constitution"],
-        # Events written before Wound lost its unused `key` still carry it.
-        tuple(engine.Wound(**{k: v for k, v in wound.items() if k != "key"}) for wound in data["wounds"]),
+        tuple(w for wound in data["wounds"] for w in _wounds_from_json(wound)),
         tuple(engine.Illness(**illness) for illness in data["illnesses"]),
         now=data["now"],
         died_at=data["died_at"],

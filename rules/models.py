@@ -134,6 +134,9 @@ class Disease(models.Model):
 
 
 class Wound(models.Model):
+    """One wound, or `times` equal wounds inflicted `every` seconds apart from `inflicted_at` on (a serious illness's
+    weekly losses): rules.mapping stores a year of plague as one row that grows, not 52."""
+
     character = models.ForeignKey("characters.Character", on_delete=models.CASCADE, related_name="wounds")
     kind = models.CharField(_("tipo"), max_length=10, choices=WoundKind.choices)
     amount = models.PositiveIntegerField(_("PG perdidos"))
@@ -142,6 +145,8 @@ class Wound(models.Model):
     inflicted_at = models.BigIntegerField(_("momento (s de campaña)"))
     # For kind "illness": the engine's identity of the illness that caused it ("disease:<id>").
     illness_key = models.CharField(max_length=40, blank=True, default="")
+    times = models.PositiveIntegerField(_("veces"), default=1)
+    every = models.BigIntegerField(_("cada (s de campaña)"), default=0)
 
     class Meta:
         verbose_name = _("herida")
@@ -150,11 +155,13 @@ class Wound(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=Q(remaining__lte=models.F("amount")), name="wound_remaining_at_most_amount"
-            )
+            ),
+            models.CheckConstraint(condition=Q(times__gte=1, every__gte=0), name="wound_times_every"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} −{self.amount}"
+        text = f"{self.get_kind_display()} −{self.amount}"
+        return text if self.times == 1 else f"{text} ×{self.times}"
 
 
 class Illness(models.Model):

@@ -255,16 +255,18 @@ def export_campaign(campaign: Campaign) -> dict[str, Any]:
     wound_keys, disease_keys, log = walk(key)
     wounds_of: dict[int, list[dict[str, Any]]] = {c.pk: [] for c in characters}
     for w, illness_key in zip(wounds, wound_keys, strict=True):
-        wounds_of[w.character_id].append(
+        # A row standing for a run of equal wounds (rules.mapping) is written out as its wounds, one by one.
+        wounds_of[w.character_id] += [
             {
                 "kind": w.kind,
                 "amount": w.amount,
                 "remaining": w.remaining,
                 "treated": w.treated,
-                "inflicted_at": w.inflicted_at,
+                "inflicted_at": w.inflicted_at + n * w.every,
                 "illness_key": illness_key,
             }
-        )
+            for n in range(w.times)
+        ]
     illnesses_of: dict[int, list[dict[str, Any]]] = {c.pk: [] for c in characters}
     for i, disease_key in zip(illnesses, disease_keys, strict=True):
         illnesses_of[i.character_id].append(

@@ -88,7 +88,7 @@ def test_stored_state_follows_the_engine_and_undo_restores_it(world: World, step
     savepoint = transaction.savepoint_create()
     try:
         for action in steps:
-            before = snapshot()
+            before, before_state = snapshot(), game_state(world)
             expected = refusal_expected(world, action)
             try:
                 perform(world, action)
@@ -102,7 +102,9 @@ def test_stored_state_follows_the_engine_and_undo_restores_it(world: World, step
             if action[0] != "cure":  # "cure" is two actions
                 after = game_state(world)
                 actions.undo(world.campaign_a, by=world.gm_a)
-                assert snapshot()[:3] == before[:3]
+                # Exactly the rows before, but for their ids: equal wounds that an action wrote as one run are two
+                # rows again (rules.mapping), the second written anew.
+                assert game_state(world) == before_state
                 world.campaign_a.refresh_from_db()
                 assert world.campaign_a.clock == before[4][0][0]
                 perform(world, action)  # redo it, to go on from there

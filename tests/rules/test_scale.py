@@ -44,8 +44,9 @@ def test_advancing_a_crowded_campaign_costs_the_same_queries(size, django_assert
     illnesses = list(Illness.objects.filter(character=sample).select_related("disease").order_by("id"))
     campaign.refresh_from_db()
     assert sample.pg == mapping.health_of(sample, wounds, illnesses, campaign.clock).pg
-    # A year of plague at 1 PG a week: 52 weekly wounds on top of the 3 first ones.
-    assert len(wounds) == 3 + 52
+    # A year of plague at 1 PG a week: 52 weekly wounds on top of the 3 first ones, stored as one row that grows.
+    assert len(wounds) == 3 + 1 and (wounds[-1].times, wounds[-1].every) == (52, engine.WEEK)
+    assert len(mapping.health_of(sample, wounds, illnesses, campaign.clock).wounds) == 3 + 52
 
 
 @pytest.mark.parametrize("size", [50, 500])
