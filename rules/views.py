@@ -5,6 +5,7 @@ A disease someone has had is never deleted (history points at it): it is retired
 """
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -12,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns.access import campaign_for_gm
 from campaigns.models import Campaign
-from rules import actions
+from rules import actions, explained
 from rules.forms import DiseaseForm, posted, refuse
 from rules.models import Disease
 
@@ -91,3 +92,9 @@ def disease_retire(request: HttpRequest, campaign_id: int, disease_id: int) -> H
     except actions.ActionError as error:
         messages.error(request, error.message)
     return redirect("diseases", campaign.pk)
+
+
+@login_not_required
+def rules_page(request: HttpRequest) -> HttpResponse:
+    """The rules as the app applies them, for anyone: players look up a penalty without an account."""
+    return render(request, "rules.html", {"sections": explained.sections()})

@@ -147,6 +147,7 @@ ACTION = ("get", "post")
 VISITORS = ("anonymous", "anonymous", "anonymous", "gm_a")  # the pages for signing in
 ROUTES: dict[str, Route] = {
     "home": Route(("get",), examples=10),
+    "rules": Route(("get",), examples=10, personas=VISITORS),
     "login": Route(
         ACTION,
         data=lambda t: {"username": "gm_a", "password": "pw-gm_a", "next": "/"},

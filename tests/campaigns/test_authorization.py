@@ -30,6 +30,7 @@ QUERY = {action: "?character={a1}" for action in ("treat_wounds", "treat_illness
 # route name → (method, kwargs from the world, expected status per persona)
 MATRIX = {
     "home": ("get", lambda w: {}, everyone(200)),
+    "rules": ("get", lambda w: {}, everyone(200, anonymous=200)),  # the rules are for anyone
     "login": ("get", lambda w: {}, everyone(302, anonymous=200)),  # signed-in users are sent home
     "logout": ("post", lambda w: {}, everyone(302, anonymous=302)),
     "signup": ("get", lambda w: {}, everyone(200, anonymous=200)),
