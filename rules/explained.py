@@ -136,8 +136,9 @@ def checks() -> Section:
     )
 
 
-def penalties() -> Section:
-    """The penalty table, one row per band, read from engine.penalties at every PG up to the first unhurt one."""
+def penalty_bands() -> list[tuple[str, int, int | None]]:
+    """The rows of the penalty table as (anchor, lowest PG, highest PG or None for "or more"), highest first, read
+    from engine.penalties at every PG up to the first that has no penalty."""
     bands: dict[str, list[int]] = {}
     pg = 0
     while True:
@@ -145,14 +146,20 @@ def penalties() -> Section:
         if engine.penalty_row(pg) is None:
             break
         pg += 1
+    return [
+        (anchor, min(values), None if anchor == "penalty-none" else max(values))
+        for anchor, values in reversed(bands.items())
+    ]
+
+
+def penalties() -> Section:
     rows = []
-    for anchor, values in reversed(bands.items()):
-        lowest, highest = min(values), max(values)
+    for anchor, lowest, highest in penalty_bands():
         result = engine.penalties(lowest)
         if result.dead:
             cells = [str(lowest), _("muerto"), _("muerto"), "—"]
         else:
-            if anchor == "penalty-none":
+            if highest is None:
                 span = _("%(n)s o más") % {"n": lowest}
             elif lowest == highest:
                 span = str(lowest)

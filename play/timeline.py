@@ -1,0 +1,179 @@
+"""A character's PG over campaign time, drawn on the server as SVG from the campaign log's states.
+
+Every event not undone holds the character's state before and after it (rules.mapping). Between an advance's two
+states the engine itself gives the PG at any moment (advancing part of the way is exact, by the composition law), so
+the line follows recoveries and weekly losses inside long advances too. Markers show wounds by kind, falling ill,
+cures, treatment and death; the penalty table's bands are the background stripes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+
+from campaigns.clock import format_clock
+from campaigns.models import Campaign, Event, EventKind
+from characters.models import Character
+from rules import engine, mapping
+from rules.explained import penalty_bands
+from rules.models import WoundKind
+
+WIDTH, HEIGHT = 360, 190
+LEFT, RIGHT, TOP, BOTTOM = 34, 10, 10, 24  # room for the axis labels
+SAMPLES = 48  # points inside each advance: enough for a smooth line at any width the page has
+
+
+@dataclass(frozen=True)
+class Marker:
+    at: int
+    pg: int
+    kind: str  # a wound kind, or "ill", "cured", "treated", "died"
+    label: str
+    x: float = 0
+    y: float = 0
+
+
+@dataclass(frozen=True)
+class Stripe:
+    y: float
+    height: float
+    band: str  # the card's band class for that row of the penalty table
+    label: str
+
+
+@dataclass(frozen=True)
+class Timeline:
+    width: int
+    height: int
+    path: str
+    stripes: list[Stripe]
+    markers: list[Marker]
+    legend: list[tuple[str, str]]  # (kind, words) of the markers drawn
+    top: int
+    start: str
+    end: str
+    summary: str
+    left: int = LEFT  # the plotting area
+    right: int = WIDTH - RIGHT
+    top_y: int = TOP
+    bottom: int = HEIGHT - BOTTOM
+
+    @property
+    def plot_width(self) -> int:
+        return self.right - self.left
+
+
+def timeline_for(campaign: Campaign, character: Character) -> Timeline:
+    """The chart of one character, from the log as it stands (undone events left out): one query."""
+    events = (
+        Event.objects.filter(campaign=campaign, characters__contains=[character.pk], undone=False)
+        .exclude(action=EventKind.UNDO)
+        .only("action", "clock_before", "clock_after", "details", "before", "after")
+        .order_by("id")
+    )
+    points, markers, top = history(list(events), character.pk)
+    points.append((campaign.clock, character.pg))
+    return drawn(character, points, markers, max(top, character.max_pg))
+
+
+def history(events: list[Event], pk: int) -> tuple[list[tuple[int, int]], list[Marker], int]:
+    """(campaign second, PG) points, the markers, and the highest max PG the character had."""
+    key = str(pk)
+    points: list[tuple[int, int]] = []
+    markers: list[Marker] = []
+    top = 0
+    for event in events:
+        if key not in event.after:
+            continue
+        after = mapping.from_json(event.after[key])
+        top = max(top, after.max_pg)
+        if key not in event.before:  # the character's first state
+            points.append((event.clock_after, after.pg))
+            continue
+        before = mapping.from_json(event.before[key])
+        top = max(top, before.max_pg)
+        if not points:
+            points.append((event.clock_before, before.pg))
+        span = event.clock_after - event.clock_before
+        if event.action == EventKind.ADVANCE and span > 0:
+            resting = pk in event.details.get("resting", [])
+            for step in range(1, SAMPLES):
+                seconds = span * step // SAMPLES
+                points.append((event.clock_before + seconds, engine.advance(before, seconds, resting=resting).pg))
+        points.append((event.clock_after, after.pg))
+        markers += markers_of(event, before, after)
+    return points, markers, top
+
+
+def markers_of(event: Event, before: engine.Health, after: engine.Health) -> list[Marker]:
+    labels = dict(WoundKind.choices)
+    found = [
+        Marker(wound.inflicted_at, after.pg, wound.kind, f"{labels[wound.kind]} −{wound.amount}")
+        for wound in after.wounds[len(before.wounds) :]
+        if wound.kind != "illness"  # the weekly losses show in the line itself
+    ]
+    found += [
+        Marker(illness.since, after.pg, "ill", _("Enferma: %(name)s") % {"name": illness.name})
+        for illness in after.illnesses[len(before.illnesses) :]
+    ]
+    found += [
+        Marker(now.cured_at, after.pg, "cured", _("Curada: %(name)s") % {"name": now.name})
+        for was, now in zip(before.illnesses, after.illnesses, strict=False)
+        if now.cured_at is not None and was.cured_at is None
+    ]
+    if event.action == EventKind.TREAT_WOUNDS:
+        found.append(Marker(event.clock_after, after.pg, "treated", _("Heridas tratadas")))
+    if after.died_at is not None and before.died_at is None:
+        found.append(Marker(after.died_at, 0, "died", _("Muere")))
+    return found
+
+
+def drawn(character: Character, points: list[tuple[int, int]], markers: list[Marker], top: int) -> Timeline:
+    start, end = points[0][0], points[-1][0]
+    right, bottom = WIDTH - RIGHT, HEIGHT - BOTTOM
+
+    def x(at: int) -> float:
+        return round(LEFT + (at - start) * (right - LEFT) / (end - start), 1) if end > start else float(LEFT)
+
+    def y(pg: int) -> float:
+        return round(bottom - pg * (bottom - TOP) / top, 1)
+
+    # A step line: PG holds until the next point, then changes at once.
+    path = f"M{x(points[0][0])} {y(points[0][1])}"
+    for at, pg in points[1:]:
+        path += f" H{x(at)} V{y(pg)}"
+    stripes = [
+        Stripe(y(highest + 1), round(y(lowest) - y(highest + 1), 1), anchor.replace("penalty-", "band-"), label)
+        for anchor, lowest, highest in penalty_bands()
+        if highest is not None and lowest > 0 and highest < top
+        for label in [f"{lowest}–{highest}" if lowest != highest else str(lowest)]
+    ]
+    placed = [Marker(m.at, m.pg, m.kind, f"{format_clock(m.at)} — {m.label}", x(m.at), y(m.pg)) for m in markers]
+    kinds = dict(WoundKind.choices)
+    words = {**{kind: str(label) for kind, label in kinds.items()}, **marker_words()}
+    legend = [(kind, words[kind]) for kind in dict.fromkeys(m.kind for m in placed)]
+    summary = _("PG de %(name)s entre %(start)s y %(end)s: de %(first)s a %(last)s (máximo %(top)s).") % {
+        "name": character.name,
+        "start": format_clock(start),
+        "end": format_clock(end),
+        "first": points[0][1],
+        "last": points[-1][1],
+        "top": top,
+    }
+    return Timeline(
+        WIDTH,
+        HEIGHT,
+        path,
+        stripes,
+        placed,
+        legend,
+        top,
+        format_clock(start),
+        format_clock(end),
+        summary,
+    )
+
+
+def marker_words() -> dict[str, str]:
+    return {"ill": _("Enferma"), "cured": _("Curada"), "treated": _("Heridas tratadas"), "died": _("Muere")}
