@@ -461,6 +461,39 @@ def advance(health: Health, seconds: int, resting: bool = True) -> Health:
     return replace(health, wounds=tuple(wounds), illnesses=tuple(illnesses), now=end, progress=tuple(progress.items()))
 
 
+@dataclass(frozen=True)
+class Foresight:
+    """What an advance will do, for the GM to read before committing it: `after` is exactly `advance`'s answer."""
+
+    after: Health
+    healed: tuple[tuple[int, int], ...]  # (wound index, campaign second it is fully recovered), in time order
+    losses: tuple[Wound, ...]  # the weekly illness losses charged, each at its campaign second
+    died_at: int | None  # the second of a death inside the advance
+
+
+def foresee(health: Health, seconds: int, resting: bool = True) -> Foresight:
+    """`advance`, and when each wound heals, each weekly loss falls and death comes inside it.
+
+    A wound's outstanding amount never grows inside an advance, so the second it reaches 0 is found by bisection on
+    `advance` itself (exact, by the composition law): about 40 calls per wound healed.
+    """
+    after = advance(health, seconds, resting)
+    healed = []
+    for index, wound in enumerate(health.wounds):
+        if wound.amount and not after.wounds[index].amount:
+            low, high = 0, seconds  # not healed after `low` seconds, healed after `high`
+            while high - low > 1:
+                middle = (low + high) // 2
+                if advance(health, middle, resting).wounds[index].amount:
+                    low = middle
+                else:
+                    high = middle
+            healed.append((index, health.now + high))
+    healed.sort(key=lambda pair: (pair[1], pair[0]))
+    died_at = after.died_at if health.died_at is None else None
+    return Foresight(after, tuple(healed), after.wounds[len(health.wounds) :], died_at)
+
+
 def _rebased(before: Health, after: Health) -> Health:
     """Keep each pool's progress meaningful after an action changed which wound heals next, or its treatment.
 

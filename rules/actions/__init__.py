@@ -11,11 +11,14 @@ from rules.actions.campaign import create_campaign, delete_campaign, export_camp
 from rules.actions.core import ActionError, Actor, Outcome
 from rules.actions.diseases import DiseaseSheet, add_disease, edit_disease, restore_disease, retire_disease
 from rules.actions.health import (
+    Forecast,
+    Preview,
     advance_clock,
     apply_damage,
     exertion,
     expose,
     medicate,
+    preview_advance,
     treat_illness,
     treat_wounds,
 )
@@ -38,8 +41,10 @@ __all__ = [
     "ActionError",
     "Actor",
     "DiseaseSheet",
+    "Forecast",
     "InvitationGone",
     "Outcome",
+    "Preview",
     "Sheet",
     "add_character",
     "add_disease",
@@ -58,6 +63,7 @@ __all__ = [
     "import_campaign",
     "latest_undoable",
     "medicate",
+    "preview_advance",
     "read_document",
     "remove_character",
     "restore_disease",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
@@ -118,20 +118,18 @@ def advance_clock(
     by: Actor,
     resting: Iterable[Character | int] | None = None,
     not_resting: Iterable[Character | int] | None = None,
+    version: int | None = None,
 ) -> Outcome:
-    """Move campaign time forward. Everyone rests but those in `not_resting`; or, given `resting`, only those."""
-    low, high = engine.LIMITS["advance"]
-    if not low <= seconds <= high:
-        message = _("La duración debe estar entre %(low)s segundo y %(years)s años.")
-        raise ActionError(message % {"low": low, "years": high // engine.YEAR}, "seconds")
+    """Move campaign time forward. Everyone rests but those in `not_resting`; or, given `resting`, only those.
+
+    Given the campaign `version` a preview was made at (`preview_advance`), it is refused with the field "version"
+    if anything changed since: what is committed is then exactly what the GM read."""
+    checked_duration(seconds)
     campaign = lock_campaign(campaign)
+    if version is not None and campaign.version != version:
+        raise ActionError(_("La mesa ha cambiado desde la previsión: esta es la nueva."), "version")
     everyone = load(campaign, None)
-    present = {loaded.character.pk for loaded in everyone}
-    resting_ids = present if resting is None else set(ids(resting))
-    if not_resting is not None:
-        resting_ids = resting_ids - set(ids(not_resting))
-    if not resting_ids <= present:
-        raise ActionError(_("Ese personaje no pertenece a esta campaña."), "resting")
+    resting_ids = resting_set(everyone, resting, not_resting)
     results = []
     for loaded in everyone:
         new = engine.advance(loaded.health, seconds, resting=loaded.character.pk in resting_ids)
@@ -144,6 +142,73 @@ def advance_clock(
         "pg": {str(loaded.character.pk): [loaded.health.pg, new.pg] for loaded, new in results},
     }
     return finish(campaign, EventKind.ADVANCE, by, results, details, clock_after=campaign.clock + seconds)
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """One character in a preview: its state now, and what the advance will do to it."""
+
+    character: Character
+    before: engine.Health
+    foresight: engine.Foresight
+    resting: bool
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What `advance_clock` with the same arguments would do, at campaign `version`; nothing is written."""
+
+    seconds: int
+    clock: int
+    version: int
+    resting: list[int]
+    characters: list[Forecast]
+
+
+def preview_advance(
+    campaign: Campaign | int,
+    seconds: int,
+    *,
+    resting: Iterable[Character | int] | None = None,
+    not_resting: Iterable[Character | int] | None = None,
+) -> Preview:
+    """The advance's outcome for every character, by the same engine call `advance_clock` makes (engine.foresee
+    returns engine.advance's state, and when each thing happens inside it)."""
+    checked_duration(seconds)
+    with transaction.atomic():
+        campaign = lock_campaign(campaign)  # a consistent read, released before the (slower) foresight
+        everyone = load(campaign, None)
+    resting_ids = resting_set(everyone, resting, not_resting)
+    forecasts = [
+        Forecast(
+            loaded.character,
+            loaded.health,
+            engine.foresee(loaded.health, seconds, resting=loaded.character.pk in resting_ids),
+            loaded.character.pk in resting_ids,
+        )
+        for loaded in everyone
+    ]
+    return Preview(seconds, campaign.clock, campaign.version, sorted(resting_ids), forecasts)
+
+
+def checked_duration(seconds: int) -> None:
+    low, high = engine.LIMITS["advance"]
+    if not low <= seconds <= high:
+        message = _("La duración debe estar entre %(low)s segundo y %(years)s años.")
+        raise ActionError(message % {"low": low, "years": high // engine.YEAR}, "seconds")
+
+
+def resting_set(
+    everyone: list[Loaded], resting: Iterable[Character | int] | None, not_resting: Iterable[Character | int] | None
+) -> set[int]:
+    """Who rests: everyone in play, or only `resting`, but for `not_resting`; all of them must be in play."""
+    present = {loaded.character.pk for loaded in everyone}
+    resting_ids = present if resting is None else set(ids(resting))
+    if not_resting is not None:
+        resting_ids = resting_ids - set(ids(not_resting))
+    if not resting_ids <= present:
+        raise ActionError(_("Ese personaje no pertenece a esta campaña."), "resting")
+    return resting_ids
 
 
 # --- illness ---------------------------------------------------------------------------------------------------------
