@@ -6,15 +6,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django import forms
 from django.db.models import QuerySet
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.clock import parse_duration
 from campaigns.models import Campaign
 from characters.models import Character
+from play.fragments import drawn
 from rules import actions, engine
 from rules.actions import Actor
 from rules.damage import Attack, Collision, Damage, Drowning, Fall, Gas
@@ -320,10 +322,18 @@ PRESETS: list[tuple[str, StrOrPromise, bool]] = [
 ]
 
 
+class RestingRow(NamedTuple):
+    pk: int
+    name: str
+    ticked: bool
+
+
 class AdvanceForm(CampaignForm):
     """The clock: a preset button, or the duration typed in (Enter in that field advances exactly what it says)."""
 
     action_fields = {"seconds": "duration"}
+
+    in_play: list[Character] | None = None  # the characters in play, when the caller has them at hand (the cards)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -348,7 +358,7 @@ class AdvanceForm(CampaignForm):
 
     @cached_property
     def resting_choices(self) -> list[Character]:
-        return list(self.characters())
+        return list(self.characters()) if self.in_play is None else self.in_play
 
     @cached_property
     def resting_ticked(self) -> set[int]:
@@ -357,6 +367,13 @@ class AdvanceForm(CampaignForm):
             return {character.pk for character in self.resting_choices}
         posted = self["resting"].value() or []
         return {pk for value in posted if (pk := digits(value)) is not None}
+
+    @property
+    def resting_html(self) -> SafeString:
+        """Who rests, as components/resting.html draws it: drawn once per list of names and ticks (play.fragments)."""
+        ticked = self.resting_ticked
+        rows = tuple(RestingRow(c.pk, c.name, c.pk in ticked) for c in self.resting_choices)
+        return drawn("components/resting.html", {"rows": rows}, rows)
 
     @property
     def presets(self) -> list[tuple[str, StrOrPromise, bool]]:

@@ -31,7 +31,7 @@ from django.views.decorators.http import require_GET
 from campaigns import access
 from campaigns.access import Audience, characters_seen_by
 from campaigns.models import Campaign
-from play.cards import cards_for
+from play.cards import Showing, card_html, cards_for
 from play.screens import clock_form, log_context, sheet_context
 from rules import notify
 
@@ -102,12 +102,12 @@ def _render(
         parts.append(sse("cards", render_to_string("components/cards.html", context)))
     else:
         for card in cards:
-            html = render_to_string("components/card.html#card", {**context, "card": card})
+            html = card_html(card, Showing(read_only=not audience.is_gm, site=site))
             parts.append(sse(f"card-{card.character.pk}", html))
     if audience.is_gm:
         context.update(log_context(campaign))
-        form = clock_form(campaign, sorted(now_shown))
-        parts.append(sse("resting", render_to_string("components/resting.html", {"form": form})))
+        form = clock_form(campaign, list(seen))
+        parts.append(sse("resting", form.resting_html))
         parts.append(sse("undo", render_to_string("components/undo_button.html", context)))
         parts.append(sse("log", render_to_string("components/log.html", context)))
     for card in cards:

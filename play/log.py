@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from django.db.models import QuerySet
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
 from campaigns.clock import format_clock, format_duration
 from campaigns.models import Campaign, Event, EventKind
 from characters.models import Character
+from play.recent import Recent
 from rules import mapping
 from rules.models import Category, WoundKind
 
@@ -37,6 +39,12 @@ class Entry:
     when: str
     title: str
     lines: list[str]
+
+    @cached_property
+    def html(self) -> SafeString:
+        """The entry as components/log_entry.html draws it, from the entry alone: a worded entry is kept, and reused
+        only in the language it was worded in (entries_for), and so is its drawing."""
+        return render_to_string("components/log_entry.html", {"entry": self})
 
 
 @dataclass
@@ -366,10 +374,8 @@ def entry_for(event: Event, names: dict[int, str], only: int | None = None) -> E
 
 
 # Worded entries, by (event, undone, whose lines, language, names): an event never changes but for being undone, so
-# each is worded once per process (renders run on worker threads: hence the lock).
-WORDED_SIZE = 4096
-_worded: OrderedDict[tuple[object, ...], Entry] = OrderedDict()
-_worded_lock = threading.Lock()
+# each is worded once per process.
+_worded: Recent[tuple[object, ...], Entry] = Recent(4096)
 
 
 def entries_for(events: QuerySet[Event], names: dict[int, str], only: int | None = None) -> list[Entry]:
@@ -377,19 +383,12 @@ def entries_for(events: QuerySet[Event], names: dict[int, str], only: int | None
     before and after are what makes a log costly to read, page after page, change after change."""
     light = list(events.defer("details", "before", "after"))
     context = (only, get_language(), hash(frozenset(names.items())))
-    with _worded_lock:
-        found = {event.pk: _worded.get((event.pk, event.undone, *context)) for event in light}
-        for entry in found.values():
-            if entry is not None:
-                _worded.move_to_end((entry.event.pk, entry.event.undone, *context))
+    found = {event.pk: _worded.get((event.pk, event.undone, *context)) for event in light}
     missing = [pk for pk, entry in found.items() if entry is None]
     if missing:
         for event in Event.objects.filter(pk__in=missing):
-            entry = found[event.pk] = entry_for(event, names, only)
-            with _worded_lock:
-                _worded[(event.pk, event.undone, *context)] = entry
-                while len(_worded) > WORDED_SIZE:
-                    _worded.popitem(last=False)
+            worded = found[event.pk] = entry_for(event, names, only)
+            _worded.put((event.pk, event.undone, *context), worded)
     return [entry for event in light if (entry := found[event.pk]) is not None]
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from django.urls import reverse
 
 from campaigns.access import Audience, characters_seen_by, table_of
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Event
 from characters.models import Character
 from play.cards import Card, cards_for
 from play.forms import AdvanceForm
@@ -24,7 +24,7 @@ def table_context(campaign: Campaign) -> dict[str, Any]:
         "campaign": campaign,
         "cards": cards,
         **log_context(campaign),
-        "clock_form": clock_form(campaign, [card.character.pk for card in cards]),
+        "clock_form": clock_form(campaign, [card.character for card in cards]),
     }
 
 
@@ -37,24 +37,33 @@ def changes_context(campaign: Campaign, changed: Iterable[int]) -> dict[str, Any
         "campaign": campaign,
         "cards": cards,
         **log_context(campaign),
-        "clock_form": clock_form(campaign, list(seen.values_list("pk", flat=True))),
+        "clock_form": clock_form(campaign, list(seen)),
     }
 
 
-def clock_form(campaign: Campaign, everyone: list[int]) -> AdvanceForm:
-    """The clock's form as a fresh load draws it: everyone rests unless the GM unticks them."""
-    return AdvanceForm(campaign=campaign, auto_id="advance-%s", initial={"resting": everyone})
+def clock_form(campaign: Campaign, in_play: list[Character]) -> AdvanceForm:
+    """The clock's form as a fresh load draws it: everyone in play rests unless the GM unticks them."""
+    everyone = [character.pk for character in in_play]
+    form = AdvanceForm(campaign=campaign, auto_id="advance-%s", initial={"resting": everyone})
+    form.in_play = in_play
+    return form
 
 
 def log_context(campaign: Campaign) -> dict[str, Any]:
     """The GM's log and the undo button, which names the one event it will undo."""
     undoable = latest_undoable(campaign)
     names = names_in(campaign)
+    log = table_log(campaign, names)
     return {
         "campaign": campaign,
-        **log_page(table_log(campaign, names), LOG_LENGTH, reverse("campaign_log", args=[campaign.pk])),
-        "undo": None if undoable is None else entry_for(undoable, names),
+        **log_page(log, LOG_LENGTH, reverse("campaign_log", args=[campaign.pk])),
+        "undo": None if undoable is None else undo_entry(undoable, log, names),
     }
+
+
+def undo_entry(undoable: Event, log: list[Entry], names: dict[int, str]) -> Entry:
+    """The entry the undo button names: as the log words it, mostly already worded on the log's page."""
+    return next((entry for entry in log if entry.event.pk == undoable.pk), None) or entry_for(undoable, names)
 
 
 def log_page(entries: list[Entry], length: int, url: str) -> dict[str, Any]:
