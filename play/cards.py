@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from campaigns.models import Campaign, Invitation
 from characters.models import Character
 from play.fragments import drawn
-from rules import engine, mapping
+from rules import engine, explained, mapping
 from rules.models import Illness, Wound, WoundKind
 
 
@@ -87,6 +87,16 @@ class Card:
         """Whether PG itself (not only an illness) is what penalises the rolls (RULES.md section 4)."""
         low = engine.penalties(self.health.pg)
         return not self.health.dead and bool(low.physical or low.other)
+
+    @property
+    def why_penalty(self) -> str:
+        """The row of the rules page's penalty table that applies, for the "¿Por qué −4?" link."""
+        return explained.why(explained.penalty_anchor(self.health.pg))
+
+    @property
+    def worst_penalty(self) -> str:
+        penalties = self.health.penalties
+        return signed(min(penalties.physical, penalties.other, *(line.illness.penalty for line in self.sick)))
 
     @property
     def can_exert(self) -> bool:

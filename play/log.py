@@ -18,7 +18,8 @@ from campaigns.clock import format_clock, format_duration
 from campaigns.models import Campaign, Event, EventKind
 from characters.models import Character
 from play.recent import Recent
-from rules import mapping
+from rules import explained, mapping
+from rules.explained import check_anchor
 from rules.models import Category, WoundKind
 
 logger = logging.getLogger(__name__)
@@ -96,7 +97,24 @@ def penalty_label(label: str) -> str:
     return label.removeprefix("illness:")
 
 
-def roll_line(roll: dict[str, Any]) -> str:
+class Explained(str):
+    """A line of the log that a line of the rules page explains (a roll): `why` is its address there."""
+
+    why: str = ""
+
+
+def explained_line(text: str, anchor: str) -> Explained:
+    line = Explained(text)
+    line.why = explained.why(anchor)
+    return line
+
+
+def roll_line(roll: dict[str, Any]) -> Explained:
+    anchor = "illness-protection" if roll.get("protected") else check_anchor(roll["check"])
+    return explained_line(roll_text(roll), anchor)
+
+
+def roll_text(roll: dict[str, Any]) -> str:
     check, base = CHECK_NAMES.get(roll["check"], (roll["check"], ""))
     if roll.get("protected"):
         return _("%(name)s — %(check)s: protegido hoy, sin tirada") % {"name": roll["name"], "check": check}

@@ -14,6 +14,7 @@ from characters.models import Character
 from play.cards import Card, cards_for
 from play.forms import AdvanceForm
 from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, Entry, entry_for, names_in, next_page, sheet_log, table_log
+from play.timeline import timeline_for
 from rules.actions import latest_undoable
 
 
@@ -86,6 +87,7 @@ def sheet_context(campaign: Campaign, card: Card) -> dict[str, Any]:
         "card": card,
         "health": card.health,
         "character": character,
+        "timeline": timeline_for(campaign, character),
         **log_page(
             sheet_log(campaign, character),
             SHEET_LOG_LENGTH,

@@ -129,7 +129,7 @@ def test_player_reads_the_sheet_on_a_phone(phone: Page, live_server, demo):
     phone.goto(f"{live_server.url}/campaigns/{demo.pk}/characters/{borin.pk}/")
     expect(phone.get_by_role("heading", name="Borin")).to_be_visible()
     expect(phone.locator(".pg-value")).to_have_text(str(borin.pg))
-    expect(phone.get_by_text("Ataque físico directo", exact=True)).to_be_visible()
+    expect(phone.locator(".wounds").get_by_text("Ataque físico directo", exact=True)).to_be_visible()
     expect(phone.get_by_text("Sana del todo en").first).to_be_visible()
     expect(phone.get_by_text("Borin pierde 14 PG")).to_be_visible()
     assert phone.get_by_text("Aldara").count() == 0  # another character's numbers never show
