@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from campaigns.clock import format_clock
 from campaigns.models import Campaign, Event, EventKind
 from characters.models import Character
+from play.recent import Recent
 from rules import engine, mapping
 from rules.explained import penalty_bands
 from rules.models import WoundKind
@@ -64,46 +66,73 @@ class Timeline:
         return self.right - self.left
 
 
+@dataclass(frozen=True)
+class Stretch:
+    """What one event did to one character: its states' points (the first only when it is the character's first
+    state, or the state before it), the markers, and the highest max PG on the way."""
+
+    start: tuple[int, int] | None  # (second, PG) before the event
+    points: list[tuple[int, int]]
+    markers: list[Marker]
+    top: int
+
+
+# An event never changes but for being undone (and undone ones are left out): each is worked out once per process,
+# so that a change costs what it changed, not the character's whole history.
+_stretches: Recent[tuple[int, int, str], Stretch] = Recent(8192)
+
+
 def timeline_for(campaign: Campaign, character: Character) -> Timeline:
-    """The chart of one character, from the log as it stands (undone events left out): one query."""
+    """The chart of one character, from the log as it stands (undone events left out): one light query, and one
+    for the events not worked out before."""
     events = (
         Event.objects.filter(campaign=campaign, characters__contains=[character.pk], undone=False)
         .exclude(action=EventKind.UNDO)
-        .only("action", "clock_before", "clock_after", "details", "before", "after")
         .order_by("id")
     )
-    points, markers, top = history(list(events), character.pk)
-    points.append((campaign.clock, character.pg))
-    return drawn(character, points, markers, max(top, character.max_pg))
-
-
-def history(events: list[Event], pk: int) -> tuple[list[tuple[int, int]], list[Marker], int]:
-    """(campaign second, PG) points, the markers, and the highest max PG the character had."""
-    key = str(pk)
+    language = get_language()
+    ids = list(events.values_list("pk", flat=True))
+    found = {pk: _stretches.get((pk, character.pk, language)) for pk in ids}
+    missing = [pk for pk, stretch in found.items() if stretch is None]
+    if missing:
+        fields = ("action", "clock_before", "clock_after", "details", "before", "after")
+        for event in events.filter(pk__in=missing).only(*fields):
+            found[event.pk] = worked_out = stretch_of(event, character.pk)
+            _stretches.put((event.pk, character.pk, language), worked_out)
     points: list[tuple[int, int]] = []
     markers: list[Marker] = []
-    top = 0
-    for event in events:
-        if key not in event.after:
-            continue
-        after = mapping.from_json(event.after[key])
-        top = max(top, after.max_pg)
-        if key not in event.before:  # the character's first state
-            points.append((event.clock_after, after.pg))
-            continue
-        before = mapping.from_json(event.before[key])
-        top = max(top, before.max_pg)
-        if not points:
-            points.append((event.clock_before, before.pg))
-        span = event.clock_after - event.clock_before
-        if event.action == EventKind.ADVANCE and span > 0:
-            resting = pk in event.details.get("resting", [])
-            for step in range(1, SAMPLES):
-                seconds = span * step // SAMPLES
-                points.append((event.clock_before + seconds, engine.advance(before, seconds, resting=resting).pg))
-        points.append((event.clock_after, after.pg))
-        markers += markers_of(event, before, after)
-    return points, markers, top
+    top = character.max_pg
+    for pk in ids:
+        stretch = found[pk]
+        if stretch is None:
+            continue  # gone since the first query (a campaign deleted meanwhile): nothing to draw
+        if not points and stretch.start is not None:
+            points.append(stretch.start)
+        points += stretch.points
+        markers += stretch.markers
+        top = max(top, stretch.top)
+    points.append((campaign.clock, character.pg))
+    return drawn(character, points, markers, top)
+
+
+def stretch_of(event: Event, pk: int) -> Stretch:
+    key = str(pk)
+    if key not in event.after:  # an event about the character that holds no state of it (an invitation)
+        return Stretch(None, [], [], 0)
+    after = mapping.from_json(event.after[key])
+    if key not in event.before:  # the character's first state
+        return Stretch(None, [(event.clock_after, after.pg)], [], after.max_pg)
+    before = mapping.from_json(event.before[key])
+    points = []
+    span = event.clock_after - event.clock_before
+    if event.action == EventKind.ADVANCE and span > 0:
+        resting = pk in event.details.get("resting", [])
+        for step in range(1, SAMPLES):
+            seconds = span * step // SAMPLES
+            points.append((event.clock_before + seconds, engine.advance(before, seconds, resting=resting).pg))
+    points.append((event.clock_after, after.pg))
+    top = max(before.max_pg, after.max_pg)
+    return Stretch((event.clock_before, before.pg), points, markers_of(event, before, after), top)
 
 
 def markers_of(event: Event, before: engine.Health, after: engine.Health) -> list[Marker]:
@@ -139,10 +168,11 @@ def drawn(character: Character, points: list[tuple[int, int]], markers: list[Mar
     def y(pg: int) -> float:
         return round(bottom - pg * (bottom - TOP) / top, 1)
 
-    # A step line: PG holds until the next point, then changes at once.
-    path = f"M{x(points[0][0])} {y(points[0][1])}"
-    for at, pg in points[1:]:
-        path += f" H{x(at)} V{y(pg)}"
+    # A step line: PG holds until the next point, then changes at once. Points that land on the same spot once
+    # scaled are drawn once, so a long history costs no more than the chart's width.
+    placed_points = [(x(at), y(pg)) for at, pg in points]
+    kept = [point for i, point in enumerate(placed_points) if i == 0 or point != placed_points[i - 1]]
+    path = f"M{kept[0][0]} {kept[0][1]}" + "".join(f" H{px} V{py}" for px, py in kept[1:])
     stripes = [
         Stripe(y(highest + 1), round(y(lowest) - y(highest + 1), 1), anchor.replace("penalty-", "band-"), label)
         for anchor, lowest, highest in penalty_bands()
