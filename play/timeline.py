@@ -82,9 +82,23 @@ class Stretch:
 _stretches: Recent[tuple[int, int, str], Stretch] = Recent(8192)
 
 
+# Every change of a campaign bumps its version: a chart drawn at a version is the chart at that version (the GM's and
+# the player's screens of one sheet share it).
+_charts: Recent[tuple[int, int, int, str], Timeline] = Recent(1024)
+
+
 def timeline_for(campaign: Campaign, character: Character) -> Timeline:
-    """The chart of one character, from the log as it stands (undone events left out): one light query, and one
-    for the events not worked out before."""
+    """The chart of one character, from the log as it stands (undone events left out)."""
+    key = (campaign.pk, campaign.version, character.pk, get_language())
+    chart = _charts.get(key)
+    if chart is None:
+        chart = chart_of(campaign, character)
+        _charts.put(key, chart)
+    return chart
+
+
+def chart_of(campaign: Campaign, character: Character) -> Timeline:
+    """One light query, and one for the events not worked out before."""
     events = (
         Event.objects.filter(campaign=campaign, characters__contains=[character.pk], undone=False)
         .exclude(action=EventKind.UNDO)
@@ -179,7 +193,12 @@ def drawn(character: Character, points: list[tuple[int, int]], markers: list[Mar
         if highest is not None and lowest > 0 and highest < top
         for label in [f"{lowest}–{highest}" if lowest != highest else str(lowest)]
     ]
-    placed = [Marker(m.at, m.pg, m.kind, f"{format_clock(m.at)} — {m.label}", x(m.at), y(m.pg)) for m in markers]
+    # Markers of one kind on one spot are one circle whose title lists them: a long history costs no more than the
+    # chart's size (sixty blows in one fight are one mark).
+    spots: dict[tuple[str, float, float], list[Marker]] = {}
+    for marker in markers:
+        spots.setdefault((marker.kind, x(marker.at), y(marker.pg)), []).append(marker)
+    placed = [Marker(same[0].at, same[0].pg, kind, titled(same), px, py) for (kind, px, py), same in spots.items()]
     kinds = dict(WoundKind.choices)
     words = {**{kind: str(label) for kind, label in kinds.items()}, **marker_words()}
     legend = [(kind, words[kind]) for kind in dict.fromkeys(m.kind for m in placed)]
@@ -203,6 +222,16 @@ def drawn(character: Character, points: list[tuple[int, int]], markers: list[Mar
         format_clock(end),
         summary,
     )
+
+
+def titled(same: list[Marker]) -> str:
+    lines = [f"{format_clock(marker.at)} — {marker.label}" for marker in same[:MARKER_LINES]]
+    if len(same) > MARKER_LINES:
+        lines.append(_("y %(count)s más") % {"count": len(same) - MARKER_LINES})
+    return "\n".join(lines)
+
+
+MARKER_LINES = 4
 
 
 def marker_words() -> dict[str, str]:
