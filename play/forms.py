@@ -355,6 +355,9 @@ class AdvanceForm(CampaignForm):
         self.fields["shown"] = forms.ModelMultipleChoiceField(
             queryset=everyone, required=False, widget=forms.MultipleHiddenInput
         )
+        self.fields["preview_first"] = forms.BooleanField(label=_("Ver antes qué pasará"), required=False)
+        # The campaign version a preview was made at, sent back by its "Aplicar" button.
+        self.fields["version"] = WholeNumberField(required=False, min_value=0, max_value=2**63 - 1, widget=forms.HiddenInput)
 
     @cached_property
     def resting_choices(self) -> list[Character]:
@@ -394,13 +397,27 @@ class AdvanceForm(CampaignForm):
             self.add_error("duration", _("Elige un botón o escribe una duración."))
         return data
 
-    def perform(self, by: Actor) -> actions.Outcome:
+    def who_rests(self) -> dict[str, Any]:
+        """advance_clock's (and preview_advance's) arguments for who rests."""
         data = self.cleaned_data
         if not data["rest"]:
-            return actions.advance_clock(self.campaign, data["seconds"], resting=[], by=by)
+            return {"resting": []}
         if data["shown"]:
             # Only those this tab showed and the GM unticked stay awake: a character added since rests by default.
-            not_resting = set(data["shown"]) - set(data["resting"])
-            return actions.advance_clock(self.campaign, data["seconds"], not_resting=not_resting, by=by)
-        resting = [character for character in data["resting"] if not character.removed]
-        return actions.advance_clock(self.campaign, data["seconds"], resting=resting, by=by)
+            return {"not_resting": set(data["shown"]) - set(data["resting"])}
+        return {"resting": [character for character in data["resting"] if not character.removed]}
+
+    @property
+    def previewing(self) -> bool:
+        """ "Ver antes qué pasará" ticked, and no preview applied yet: show what the advance will do, change nothing."""
+        return bool(self.cleaned_data.get("preview_first")) and self.cleaned_data.get("version") is None
+
+    def preview(self) -> actions.Preview:
+        return actions.preview_advance(self.campaign, self.cleaned_data["seconds"], **self.who_rests())
+
+    def perform(self, by: Actor) -> actions.Outcome:
+        # Applying a preview names the campaign version it was made at: if anything changed since, it is refused.
+        version = self.cleaned_data.get("version")
+        return actions.advance_clock(
+            self.campaign, self.cleaned_data["seconds"], by=by, version=version, **self.who_rests()
+        )

@@ -6,6 +6,8 @@ Views are thin: a form checks the input and one action of rules.actions runs. An
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -21,6 +23,7 @@ from characters.models import Character
 from play import forms
 from play.cards import cards_for
 from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, sheet_log, table_log
+from play.preview import foreseen
 from play.screens import changes_context, log_page, player_context, sheet_context, table_context
 from rules import actions
 from rules.forms import digits
@@ -145,6 +148,7 @@ def answer(
     url_name: str,
     patient: Character | None = None,
     template: str = "components/action_form.html",
+    on_refusal: Callable[[actions.ActionError], HttpResponse | None] | None = None,
 ) -> HttpResponse:
     """GET: the form (a fragment for htmx, a page without). POST: run the action and answer with the table, or with
     the form and its messages when something is wrong or its choices changed since it was drawn."""
@@ -168,6 +172,8 @@ def answer(
         try:
             outcome = form.perform(request.user)
         except actions.ActionError as error:
+            if on_refusal is not None and (answered := on_refusal(error)) is not None:
+                return answered
             form.refuse(error)
         else:
             if not request.htmx:
@@ -257,7 +263,31 @@ def expose(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
 def advance(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     form = forms.AdvanceForm(**form_kwargs(request, campaign))
-    return answer(request, campaign, form, _("Avanzar el reloj"), "advance", template="components/clock_form.html")
+    if request.method == "POST" and request.htmx and not form.stale() and form.is_valid() and form.previewing:
+        return render_preview(request, campaign, form, "")
+
+    def fresh_preview(error: actions.ActionError) -> HttpResponse | None:
+        # Something changed since the preview the GM applied: nothing is done, they get the new one to read.
+        return render_preview(request, campaign, form, error.message) if error.field == "version" else None
+
+    title = _("Avanzar el reloj")
+    return answer(
+        request, campaign, form, title, "advance", template="components/clock_form.html", on_refusal=fresh_preview
+    )
+
+
+def render_preview(request: HtmxHttpRequest, campaign: Campaign, form: forms.AdvanceForm, note: str) -> HttpResponse:
+    """What the advance will do, under the clock (#advance-preview), with "Aplicar" to commit exactly that."""
+    try:
+        preview = form.preview()
+    except actions.ActionError as error:
+        form.refuse(error)
+        response = render(request, "components/clock_form.html", {"campaign": campaign, "form": form}, status=422)
+        return reswap(retarget(response, "#form-advance"), "outerHTML")
+    context = {"campaign": campaign, "form": form, "preview": preview, "foreseen": foreseen(preview), "note": note}
+    response = render(request, "components/advance_preview.html", context)
+    trigger_client_event(response, "twelveplus:focus", {"value": "advance-preview"}, after="settle")
+    return reswap(retarget(response, "#advance-preview"), "innerHTML")
 
 
 @require_http_methods(["GET", "POST"])

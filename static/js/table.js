@@ -101,6 +101,18 @@
     (place || target).focus();
   });
 
+  // The preview of a time skip: "Cancelar" or Escape inside it clears it and goes back to the duration field.
+  function closePreview() {
+    const panel = document.getElementById("advance-preview");
+    if (panel) panel.innerHTML = "";
+    const field = document.querySelector("#form-advance input[name=duration]");
+    if (field) field.focus();
+  }
+
+  document.addEventListener("click", (event) => {
+    if (event.target.closest && event.target.closest("[data-close-preview]")) closePreview();
+  });
+
   function closeForm(form) {
     const slot = form.parentNode;
     form.remove();
@@ -124,6 +136,11 @@
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     const focused = event.target.closest && event.target.closest("form.action-form");
     const form = focused || (opened && document.body.contains(opened) ? opened : null);
+    if (event.key === "Escape" && event.target.closest && event.target.closest("#advance-preview")) {
+      event.preventDefault();
+      closePreview();
+      return;
+    }
     if (event.key === "Escape" && form) {
       event.preventDefault();
       closeForm(form);

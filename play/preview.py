@@ -1,0 +1,100 @@
+"""A time skip previewed (rules.actions.preview_advance), in words for the GM: per character, PG now and after, who
+rests, and when each wound heals, each weekly illness loss falls and death comes."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from campaigns.clock import format_clock, format_duration
+from rules import actions
+from rules.models import WoundKind
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    pg_before: int
+    pg_after: int
+    max_pg: int
+    rests: bool
+    lines: list[str]
+    dies: bool
+
+
+@dataclass(frozen=True)
+class Foreseen:
+    title: str
+    rows: list[Row]
+
+
+def foreseen(preview: actions.Preview) -> Foreseen:
+    end = preview.clock + preview.seconds
+    title = _("Si avanzas %(duration)s (%(start)s → %(end)s)") % {
+        "duration": format_duration(preview.seconds),
+        "start": format_clock(preview.clock),
+        "end": format_clock(end),
+    }
+    return Foreseen(title, [row_of(forecast) for forecast in preview.characters])
+
+
+def row_of(forecast: actions.Forecast) -> Row:
+    before, seen = forecast.before, forecast.foresight
+    after = seen.after
+    return Row(
+        forecast.character.name,
+        before.pg,
+        after.pg,
+        after.max_pg,
+        forecast.resting,
+        healed_lines(forecast) + loss_lines(forecast) + death_lines(forecast),
+        seen.died_at is not None,
+    )
+
+
+def healed_lines(forecast: actions.Forecast) -> list[str]:
+    """Each kind's wounds that heal, with the moment the last of them does."""
+    labels = dict(WoundKind.choices)
+    by_kind: dict[str, list[int]] = defaultdict(list)
+    for index, at in forecast.foresight.healed:
+        by_kind[forecast.before.wounds[index].kind].append(at)
+    return [
+        ngettext(
+            "%(kind)s: sana del todo el %(when)s",
+            "%(kind)s: sanan %(count)s heridas, la última el %(when)s",
+            len(moments),
+        )
+        % {"kind": labels[kind], "count": len(moments), "when": format_clock(max(moments))}
+        for kind, moments in by_kind.items()
+    ]
+
+
+def loss_lines(forecast: actions.Forecast) -> list[str]:
+    """Each illness's weekly losses: how many, how much, the first and the last."""
+    names = {illness.identity: illness.name for illness in forecast.before.illnesses}
+    by_illness: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for wound in forecast.foresight.losses:
+        if wound.kind == "illness":
+            by_illness[wound.illness_key or ""].append((wound.inflicted_at, wound.amount))
+    lines = []
+    for key, losses in by_illness.items():
+        first, last = losses[0][0], losses[-1][0]
+        values = {
+            "name": names.get(key, key),
+            "pg": sum(amount for _at, amount in losses),
+            "first": format_clock(first),
+        }
+        if len(losses) == 1:
+            lines.append(_("%(name)s: −%(pg)s PG el %(first)s") % values)
+        else:
+            values.update(count=len(losses), last=format_clock(last))
+            lines.append(_("%(name)s: −%(pg)s PG en %(count)s semanas, del %(first)s al %(last)s") % values)
+    return lines
+
+
+def death_lines(forecast: actions.Forecast) -> list[str]:
+    died_at = forecast.foresight.died_at
+    return [] if died_at is None else [_("Muere el %(when)s") % {"when": format_clock(died_at)}]

@@ -1,0 +1,79 @@
+"""Preview, then commit, a time skip at the GM's table: "Ver antes qué pasará" shows what the advance will do and
+writes nothing; "Aplicar" commits exactly that; if anything changed since, the GM gets the new preview instead."""
+
+import re
+
+from campaigns.models import Campaign
+from rules import actions, engine
+from rules.damage import Attack
+from tests.helpers import HTMX, World, client_for, plague, reload, snapshot
+from tests.play.test_views import act_url
+
+
+def hidden_fields(html: str) -> list[tuple[str, str]]:
+    form = re.search(r'<form method="post".*?</form>', html.split('id="preview-title"', 1)[1], re.S).group(0)
+    return re.findall(r'<input type="hidden" name="([a-z_]+)" value="([^"]*)"', form)
+
+
+def preview(world: World, data: dict) -> str:
+    response = client_for(world.gm_a).post(
+        act_url(world, "advance"), {"slot": "advance", "preview_first": "on", **data}, **HTMX
+    )
+    assert response.status_code == 200 and response["HX-Retarget"] == "#advance-preview"
+    return response.content.decode()
+
+
+def apply(world: World, html: str):
+    data: dict[str, list[str]] = {}
+    for name, value in hidden_fields(html):
+        data.setdefault(name, []).append(value)
+    return client_for(world.gm_a).post(act_url(world, "advance"), data, **HTMX)
+
+
+def test_a_preview_says_what_will_happen_and_changes_nothing(world: World):
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=10), by=world.gm_a)
+    actions.expose(world.campaign_a, [world.char_a1], plague(), dice_by_character={world.char_a1.pk: 1}, by=world.gm_a)
+    before = snapshot()
+    html = preview(world, {"duration": "3w", "resting": [world.char_a1.pk, world.char_a2.pk]})
+    assert snapshot() == before
+    assert "¿Qué pasará?" in html and "Si avanzas 3 semanas (Día 1, 00:00 → Día 22, 00:00)" in html
+    # 10 days of rest heal the attack; the plague takes 1 PG a week, not healed before a cure
+    assert "Aldara</strong>: 70 → <strong>77</strong> / 80 PG" in html
+    assert "Ataque físico directo: sana del todo el Día 11, 00:00" in html
+    assert "Peste: −3 PG en 3 semanas, del Día 8, 00:00 al Día 22, 00:00" in html
+    assert "no descansa" in html  # Tomás was not ticked
+
+
+def test_applying_commits_exactly_what_was_previewed(world: World):
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=10), by=world.gm_a)
+    html = preview(world, {"preset": "604800", "resting": [world.char_a1.pk]})
+    response = apply(world, html)
+    assert response.status_code == 200
+    assert '<div id="advance-preview" class="slot" hx-swap-oob="true"></div>' in response.content.decode()
+    assert Campaign.objects.get(pk=world.campaign_a.pk).clock == engine.WEEK
+    assert reload(world.char_a1).pg == 77  # a week of rest: 7 PG back, as previewed
+    assert "77</strong> / 80 PG" in html
+
+
+def test_a_change_since_the_preview_gets_the_new_preview_instead(world: World):
+    everyone = [world.char_a1.pk, world.char_a2.pk, world.npc_a.pk]
+    html = preview(world, {"duration": "1d", "resting": everyone, "shown": everyone})
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a)  # another tab
+    before = snapshot()
+    response = apply(world, html)
+    fresh = response.content.decode()
+    assert response["HX-Retarget"] == "#advance-preview" and snapshot() == before
+    assert "La mesa ha cambiado desde la previsión: esta es la nueva." in fresh
+    assert "Aldara</strong>: 75 → <strong>76</strong>" in fresh
+    apply(world, fresh)
+    assert reload(world.char_a1).pg == 76
+
+
+def test_a_forged_version_or_duration_changes_nothing(world: World):
+    before = snapshot()
+    for data in ({"duration": "1d", "version": "²"}, {"duration": "1d", "version": "-1"}, {"duration": "99999y"}):
+        response = client_for(world.gm_a).post(
+            act_url(world, "advance"), {"slot": "advance", "preview_first": "on", **data}, **HTMX
+        )
+        assert response.status_code == 422
+        assert snapshot() == before
