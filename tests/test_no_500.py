@@ -204,6 +204,8 @@ ROUTES: dict[str, Route] = {
             "resting": [str(t.world.char_a1.pk)],
             "shown": [str(t.world.char_a1.pk), str(t.world.char_a2.pk)],
             "slot": "advance",
+            "preview_first": "",  # ticked (any text): a preview of what it would do
+            "version": str(Campaign.objects.get(pk=t.world.campaign_a.pk).version),  # applying a preview
         },  # fmt: skip
         query=lambda t: {"slot": "advance"},
         examples=50,

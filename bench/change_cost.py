@@ -1,0 +1,115 @@
+"""Where one change's CPU goes, in one process: the GM's POST (Django's test client, in-process: no socket, no
+uvicorn) with its queries, the action alone, and the live renders of the change for the three audiences of
+bench/live.py (the GM, two players), split by the parts of play.live that take the time.
+
+Run: .venv/bin/python scripts/dev.py bench bench/change_cost.py  (or DATABASE_URL=… .venv/bin/python bench/…).
+Prints medians over 50 changes after 10 to warm up. It makes and drops its own test database.
+"""
+
+import os
+import re
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
+
+from campaigns import access  # noqa: E402
+from campaigns.models import Campaign, Membership  # noqa: E402
+from characters.models import Character  # noqa: E402
+from play import live, screens  # noqa: E402
+from rules import actions  # noqa: E402
+from rules.damage import Attack  # noqa: E402
+
+CHANGES, WARM_UP = 60, 10
+PARTS = {
+    live: ["cards_for", "card_html", "log_context", "sheet_context", "render_to_string"],
+    screens: ["sheet_log", "timeline_for"],
+}
+
+
+def timed_parts() -> dict[str, list[float]]:
+    """Wrap the parts of a live render so that each records its time per change."""
+    spent: dict[str, list[float]] = defaultdict(list)
+    for module, names in PARTS.items():
+        for name in names:
+            real = getattr(module, name)
+
+            def wrapper(*args: Any, _real: Callable[..., Any] = real, _name: str = name, **kwargs: Any) -> Any:
+                start = time.perf_counter()
+                try:
+                    return _real(*args, **kwargs)
+                finally:
+                    spent[_name][-1] += time.perf_counter() - start
+
+            setattr(module, name, wrapper)
+    return spent
+
+
+def main() -> None:
+    users = get_user_model().objects
+    gm, one, two = (users.create_user(name, password="x") for name in ("gm", "ana", "bruno"))
+    campaign = Campaign.objects.create(name="Bench", gm=gm)
+    for player in (one, two):
+        Membership.objects.create(campaign=campaign, user=player)
+    a = Character.objects.create(campaign=campaign, player=one, name="Aldara", constitution=30)
+    b = Character.objects.create(campaign=campaign, player=two, name="Borin", constitution=30)
+    npc = Character.objects.create(campaign=campaign, name="Tomás", constitution=30)
+    client = Client(HTTP_HX_REQUEST="true", HTTP_HOST="localhost")
+    client.force_login(gm)
+    url = f"/campaigns/{campaign.pk}/act/damage/"
+    drawn = client.get(url + "?slot=party").content
+    choices = re.search(rb'name="choices" value="([^"]*)"', drawn).group(1).decode()  # type: ignore[union-attr]
+    form = {"slot": "party", "kind": "attack", "amount": "1", "characters": [a.pk, b.pk], "choices": choices}
+    audiences = [access.audience_of(user, campaign) for user in (gm, one, two)]
+    shown = [frozenset({a.pk, b.pk, npc.pk}), frozenset({a.pk}), frozenset({b.pk})]
+    spent = timed_parts()
+    post, action, renders, queries = [], [], [], []
+    for _ in range(CHANGES):
+        start = time.perf_counter()
+        with CaptureQueriesContext(connection) as captured:
+            client.post(url, form)
+        post.append(time.perf_counter() - start)
+        queries.append(len(captured))
+        for name in [name for names in PARTS.values() for name in names]:
+            spent[name].append(0.0)
+        start = time.perf_counter()
+        for audience, ids in zip(audiences, shown, strict=True):
+            live.render_fragments(audience, "http://mesa", "es", (a.pk, b.pk), ids)
+        renders.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        actions.apply_damage(campaign.pk, [a.pk, b.pk], Attack(amount=1), by=gm)
+        action.append(time.perf_counter() - start)
+
+    def ms(values: list[float]) -> float:
+        return statistics.median(values[WARM_UP:]) * 1000
+
+    print(f"One change (1 PG to two player characters), medians of {CHANGES - WARM_UP}, ms")
+    print(f"  the GM's POST, whole view in-process:  {ms(post):6.1f}  ({statistics.median(queries)} queries)")
+    print(f"    of which the action alone:            {ms(action):6.1f}")
+    print(f"  the live renders, 3 audiences:          {ms(renders):6.1f}")
+    for name, values in spent.items():
+        print(f"    in {name + ':':<28}      {ms(values):6.1f}")
+
+
+if __name__ == "__main__":
+    connection.settings_dict["TEST"]["NAME"] = f"bench_cost_{connection.settings_dict['NAME']}"
+    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    try:
+        main()
+    finally:
+        connection.creation.destroy_test_db(test_db, verbosity=0)
