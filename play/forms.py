@@ -357,7 +357,9 @@ class AdvanceForm(CampaignForm):
         )
         self.fields["preview_first"] = forms.BooleanField(label=_("Ver antes qué pasará"), required=False)
         # The campaign version a preview was made at, sent back by its "Aplicar" button.
-        self.fields["version"] = WholeNumberField(required=False, min_value=0, max_value=2**63 - 1, widget=forms.HiddenInput)
+        self.fields["version"] = WholeNumberField(
+            required=False, min_value=0, max_value=2**63 - 1, widget=forms.HiddenInput
+        )
 
     @cached_property
     def resting_choices(self) -> list[Character]:
