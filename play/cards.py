@@ -90,13 +90,15 @@ class Card:
 
     @property
     def why_penalty(self) -> str:
-        """The row of the rules page's penalty table that applies, for the "¿Por qué −4?" link."""
-        return explained.why(explained.penalty_anchor(self.health.pg))
+        """Where the rules page explains the card's penalties, for the "¿Por qué −4?" link: the row of the low-PG
+        table that applies or, when only illnesses penalise, the line on illness penalties."""
+        anchor = explained.penalty_anchor(self.health.pg) if self.low_pg_penalty else "illness-penalty"
+        return explained.why(anchor)
 
     @property
     def worst_penalty(self) -> str:
-        penalties = self.health.penalties
-        return signed(min(penalties.physical, penalties.other, *(line.illness.penalty for line in self.sick)))
+        penalties = self.health.penalties  # low PG and every illness, added up
+        return signed(min(penalties.physical, penalties.other))
 
     @property
     def can_exert(self) -> bool:

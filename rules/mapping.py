@@ -7,7 +7,7 @@ event log stores them as runs too.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, cast
 
 from django.db import connection, models
@@ -17,12 +17,17 @@ from rules import engine
 from rules.models import Illness, Wound
 
 
+def moments(inflicted_at: int, times: int, every: int) -> list[int]:
+    """When each wound of a run was inflicted: `times` of them, `every` seconds apart from `inflicted_at`."""
+    return [inflicted_at + n * every for n in range(times)]
+
+
 def wounds_of(row: Wound) -> list[engine.Wound]:
     """The engine's wounds a row stands for."""
     key = row.illness_key or None
     return [
-        engine.Wound(row.kind, row.remaining, row.treated, row.inflicted_at + n * row.every, key)
-        for n in range(row.times)
+        engine.Wound(row.kind, row.remaining, row.treated, at, key)
+        for at in moments(row.inflicted_at, row.times, row.every)
     ]
 
 
@@ -261,14 +266,12 @@ def to_plain(value: Any) -> Any:
 
 def _wounds_from_json(wound: dict[str, Any]) -> list[engine.Wound]:
     # Events written before Wound lost its unused `key` still carry it.
-    fields = {k: v for k, v in wound.items() if k not in ("key", "times", "every")}
+    values = {k: v for k, v in wound.items() if k not in ("key", "times", "every")}
     times, every = wound.get("times", 1), wound.get("every", 0)
     if not (type(times) is int and type(every) is int and 1 <= times <= RUN_MAX and every >= 0):
         raise ValueError(f"not a run of wounds: {times!r} every {every!r}")
-    first = engine.Wound(**fields)
-    return [first] + [
-        engine.Wound(**{**fields, "inflicted_at": first.inflicted_at + n * every}) for n in range(1, times)
-    ]
+    first = engine.Wound(**values)  # checks the fields, inflicted_at included
+    return [replace(first, inflicted_at=at) for at in moments(first.inflicted_at, times, every)]
 
 
 def from_json(data: dict[str, Any]) -> engine.Health:

@@ -262,10 +262,10 @@ def export_campaign(campaign: Campaign) -> dict[str, Any]:
                 "amount": w.amount,
                 "remaining": w.remaining,
                 "treated": w.treated,
-                "inflicted_at": w.inflicted_at + n * w.every,
+                "inflicted_at": at,
                 "illness_key": illness_key,
             }
-            for n in range(w.times)
+            for at in mapping.moments(w.inflicted_at, w.times, w.every)
         ]
     illnesses_of: dict[int, list[dict[str, Any]]] = {c.pk: [] for c in characters}
     for i, disease_key in zip(illnesses, disease_keys, strict=True):

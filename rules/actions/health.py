@@ -161,7 +161,6 @@ class Preview:
     seconds: int
     clock: int
     version: int
-    resting: list[int]
     characters: list[Forecast]
 
 
@@ -188,7 +187,7 @@ def preview_advance(
         )
         for loaded in everyone
     ]
-    return Preview(seconds, campaign.clock, campaign.version, sorted(resting_ids), forecasts)
+    return Preview(seconds, campaign.clock, campaign.version, forecasts)
 
 
 def checked_duration(seconds: int) -> None:

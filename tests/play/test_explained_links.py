@@ -38,6 +38,8 @@ def test_an_illness_and_a_roll_link_to_their_rules(world, client):
     client.force_login(world.gm_a)
     table = client.get(reverse("campaign", args=[world.campaign_a.pk])).content.decode()
     assert '<a class="why" href="/rules/#illness-penalty">¿Por qué −2?</a>' in table
+    # Aldara's PG is full: her penalty line owes everything to the plague, and says so
+    assert re.search(r'class="penalties">[^<]*<a class="why" href="/rules/#illness-penalty">¿Por qué −2\?</a>', table)
     assert 'href="/rules/#damage-fall">¿Por qué?</a>' in table  # the fall check in the log
     assert 'href="/rules/#illness-resistance">¿Por qué?</a>' in table  # the resistance check
     assert {"illness-penalty", "damage-fall", "illness-resistance"} <= anchors_of_rules_page(client)
