@@ -26,7 +26,7 @@ class CampaignAdmin(admin.ModelAdmin):
 
     list_display = ["name", "gm", "clock", "version", "created"]
     search_fields = ["name", "gm__username"]
-    readonly_fields = ["clock", "version", "created"]
+    readonly_fields = ["clock", "version", "party_view", "created"]
     inlines = [MembershipInline]
 
     def save_model(self, request: HttpRequest, obj: Campaign, form: ModelForm[Any], change: bool) -> None:

@@ -8,6 +8,14 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 
+class PartyView(models.TextChoices):
+    """What the other players of a campaign see of a character (its own player and the GM always see it in full)."""
+
+    EXACT = "exact", _("sus PG exactos")
+    BAND = "band", _("una palabra: Ileso, Herido, Malherido, Grave, Moribundo o Muerto")
+    HIDDEN = "hidden", _("nada")
+
+
 class Campaign(models.Model):
     name = models.CharField(_("nombre"), max_length=100)
     gm = models.ForeignKey(
@@ -17,6 +25,12 @@ class Campaign(models.Model):
     clock = models.BigIntegerField(_("reloj de campaña (s)"), default=0)
     # Bumped by every action, so live clients can tell what they have seen.
     version = models.BigIntegerField(_("versión"), default=0)
+    party_view = models.CharField(
+        _("lo que cada jugador ve de los personajes de los demás"),
+        max_length=10,
+        choices=PartyView.choices,
+        default=PartyView.BAND,
+    )
     created = models.DateTimeField(_("creada"), auto_now_add=True)
 
     class Meta:
@@ -131,6 +145,8 @@ class EventKind(models.TextChoices):
     DISEASE_RETIRED = "disease_retired", _("enfermedad retirada")
     DISEASE_RESTORED = "disease_restored", _("enfermedad recuperada")
     CAMPAIGN_EDITED = "campaign_edited", _("campaña editada")
+    CHECK_CALLED = "check_called", _("tirada pedida")
+    CHECK_CANCELLED = "check_cancelled", _("tirada anulada")
 
 
 class Event(models.Model):

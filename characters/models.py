@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from campaigns.models import PartyView
 from rules import engine
 
 # RULES.md sections 1 and 7.11, from the engine; forms and the database constraints both use them.
@@ -51,6 +52,14 @@ class Character(models.Model):
     heal_wounds = models.PositiveSmallIntegerField(_("Curar Heridas"), default=0, validators=bounded(*SKILL_RANGE))
     weight_kg = models.PositiveSmallIntegerField(_("peso (kg)"), default=70, validators=bounded(*WEIGHT_RANGE))
     notes = models.TextField(_("notas"), blank=True, max_length=5000)
+    # What the other players see of it; empty: what the campaign says (Campaign.party_view). An NPC kept secret.
+    party_view = models.CharField(
+        _("lo que ven los demás jugadores"),
+        max_length=10,
+        blank=True,
+        default="",
+        choices=[("", _("lo que diga la campaña")), *PartyView.choices],
+    )
     # The engine's state, kept for fast pages; only rules.actions writes these (a test checks them against the engine).
     pg = models.PositiveIntegerField(_("PG actuales"), default=0, editable=False)
     died_at = models.BigIntegerField(_("murió en (s de campaña)"), null=True, blank=True, editable=False)

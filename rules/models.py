@@ -185,3 +185,54 @@ class Illness(models.Model):
 
     def __str__(self) -> str:
         return str(self.disease)
+
+
+class CheckKind(models.TextChoices):
+    """The checks a player rolls at the table and the GM can call for (RULES.md sections 2, 4 and 5)."""
+
+    FALL = "fall", _("Tirada de caída")
+    RESISTANCE = "resistance", _("Tirada de resistencia")
+    EXERTION = "exertion", _("Tirada de esfuerzo")
+
+
+class CallStatus(models.TextChoices):
+    PENDING = "pending", _("pendiente")
+    ANSWERED = "answered", _("tirada")
+    CANCELLED = "cancelled", _("anulada")
+
+
+class CalledCheck(models.Model):
+    """A check the GM called for one character, for its player to roll on their phone (or the GM, or the server). Its
+    answer runs the action it belongs to (a fall, an exposure, an exertion) with that die, as if the GM had typed it.
+    One call for several characters is one row each, sharing the event that called them."""
+
+    campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.CASCADE, related_name="called_checks")
+    character = models.ForeignKey("characters.Character", on_delete=models.CASCADE, related_name="called_checks")
+    kind = models.CharField(_("tirada"), max_length=12, choices=CheckKind.choices)
+    # A fall's height, weight (empty: the sheet's) and difficulty; an exposure's disease.
+    height_m = models.PositiveIntegerField(_("altura (m)"), null=True, blank=True)
+    weight_kg = models.PositiveIntegerField(_("peso (kg)"), null=True, blank=True)
+    difficulty = models.PositiveIntegerField(_("dificultad"), null=True, blank=True)
+    disease = models.ForeignKey(Disease, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    called = models.ForeignKey("campaigns.Event", on_delete=models.CASCADE, related_name="calls")
+    status = models.CharField(_("estado"), max_length=10, choices=CallStatus.choices, default=CallStatus.PENDING)
+    # The event that answered it (the fall, the exposure, the exertion) or cancelled it.
+    closed = models.ForeignKey("campaigns.Event", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        verbose_name = _("tirada pedida")
+        verbose_name_plural = _("tiradas pedidas")
+        ordering = ["id"]
+        indexes = [models.Index(fields=["campaign", "status"], name="called_check_campaign_status")]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(kind="fall") | Q(height_m__isnull=False, difficulty__isnull=False),
+                name="called_fall_has_height",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="resistance") | Q(disease__isnull=False), name="called_resistance_has_disease"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.character}"
