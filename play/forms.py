@@ -19,9 +19,10 @@ from characters.models import Character
 from play.fragments import drawn
 from rules import actions, engine
 from rules.actions import Actor
+from rules.actions.checks import die_sides
 from rules.damage import Attack, Collision, Damage, Drowning, Fall, Gas
 from rules.forms import RowChoiceField, WholeNumberField, digits, refuse
-from rules.models import DAMAGE_KINDS, Disease, Illness, WoundKind
+from rules.models import DAMAGE_KINDS, CalledCheck, CallStatus, CheckKind, Disease, Illness, WoundKind
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -122,6 +123,14 @@ class CampaignForm(forms.Form):
     def other_fields(self) -> list[forms.BoundField]:
         return [field for field in self if not field.name.startswith("die")]
 
+    # The check this form can call for, for the players to roll on their phones (rules.actions.checks), if any: its
+    # "Pedir la tirada" button posts `call`.
+    calls: str = ""
+
+    @property
+    def calling(self) -> bool:
+        return bool(self.calls) and self.data.get("call") == "1"
+
     def perform(self, by: Actor) -> actions.Outcome:
         raise NotImplementedError
 
@@ -217,9 +226,13 @@ class DamageForm(CampaignForm):
         kind = self.data.get("kind") or self.initial.get("kind") or WoundKind.ATTACK
         fields, _damage = DAMAGE_INPUTS.get(kind, DAMAGE_INPUTS[WoundKind.ATTACK])
         self.fields.update(fields(self))
+        self.calls = CheckKind.FALL if kind == WoundKind.FALL else ""
 
     def perform(self, by: Actor) -> actions.Outcome:
         data = self.cleaned_data
+        if self.calling:
+            call = actions.Call(CheckKind.FALL, data["height_m"], data.get("weight_kg"), data["difficulty"])
+            return actions.call_check(self.campaign, data["characters"], call, by=by)
         _fields, damage = DAMAGE_INPUTS[data["kind"]]
         return actions.apply_damage(self.campaign, data["characters"], damage(data), by=by)
 
@@ -239,8 +252,13 @@ class ExposeForm(CampaignForm):
             }
             self.fields[f"die_{character.pk}"] = die_field(label, engine.RESISTANCE_DIE)
 
+    calls = CheckKind.RESISTANCE
+
     def perform(self, by: Actor) -> actions.Outcome:
         data = self.cleaned_data
+        if self.calling:
+            call = actions.Call(CheckKind.RESISTANCE, disease=data["disease"])
+            return actions.call_check(self.campaign, data["characters"], call, by=by)
         return actions.expose(
             self.campaign, data["characters"], data["disease"], by=by, dice_by_character=dice_of(data)
         )
@@ -305,7 +323,11 @@ class ExertionForm(PatientForm):
         label = _("1d%(sides)s (+ CON %(con)s)") % {"sides": engine.EXERTION_DIE, "con": self.patient.constitution}
         self.fields["die"] = die_field(label, engine.EXERTION_DIE)
 
+    calls = CheckKind.EXERTION
+
     def perform(self, by: Actor) -> actions.Outcome:
+        if self.calling:
+            return actions.call_check(self.campaign, [self.patient], actions.Call(CheckKind.EXERTION), by=by)
         return actions.exertion(self.campaign, self.patient, die=self.cleaned_data.get("die"), by=by)
 
 
@@ -423,3 +445,67 @@ class AdvanceForm(CampaignForm):
         return actions.advance_clock(
             self.campaign, self.cleaned_data["seconds"], by=by, version=version, **self.who_rests()
         )
+
+
+# --- called checks ---------------------------------------------------------------------------------------------------
+
+
+class CheckAnswerForm(forms.Form):
+    """A called check's answer: the die rolled at the table, or "the server rolls". Only the checks this audience may
+    answer can be chosen (its own characters', or every one for the GM), and only while they wait."""
+
+    check = RowChoiceField(
+        queryset=CalledCheck.objects.none(),
+        widget=forms.HiddenInput,
+        error_messages={"invalid_choice": _("Esa tirada ya no está pendiente: ya se tiró o se anuló.")},
+    )
+    die = WholeNumberField(
+        label=_("Tu dado"),
+        required=False,
+        min_value=1,
+        max_value=engine.FALL_DIE,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "die", "autocomplete": "off"}),
+    )
+    server = forms.BooleanField(required=False)
+
+    def __init__(self, *args: Any, checks: QuerySet[CalledCheck], **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+        field = self.fields["check"]
+        assert isinstance(field, RowChoiceField)
+        field.queryset = checks.filter(status=CallStatus.PENDING)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        check, die = data.get("check"), data.get("die")
+        if data.get("server"):
+            data["die"] = None  # the button says the server rolls: a half-typed die is not used
+        elif die is None and "die" not in self.errors:
+            self.add_error("die", _("Escribe el dado que sacaste, o deja tirar al servidor."))
+        elif check is not None and die is not None and die > (sides := die_sides(check.kind)):
+            self.add_error("die", _("Un 1d%(sides)s da de 1 a %(sides)s.") % {"sides": sides})
+        return data
+
+    def perform(self, by: Actor) -> actions.Outcome:
+        data = self.cleaned_data
+        return actions.answer_check(data["check"].campaign_id, data["check"], by=by, die=data["die"])
+
+
+class CheckCancelForm(forms.Form):
+    """The GM takes back one or several called checks still waiting."""
+
+    checks = forms.ModelMultipleChoiceField(
+        queryset=CalledCheck.objects.none(),
+        widget=forms.MultipleHiddenInput,
+        error_messages={"invalid_choice": _("Esa tirada ya no está pendiente: ya se tiró o se anuló.")},
+    )
+
+    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        field = self.fields["checks"]
+        assert isinstance(field, forms.ModelMultipleChoiceField)
+        field.queryset = CalledCheck.objects.filter(campaign=campaign)
+
+    def perform(self, by: Actor) -> actions.Outcome:
+        return actions.cancel_check(self.campaign, self.cleaned_data["checks"], by=by)

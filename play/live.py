@@ -32,7 +32,8 @@ from campaigns import access
 from campaigns.access import Audience, characters_seen_by
 from campaigns.models import Campaign
 from play.cards import Showing, card_html, cards_for
-from play.screens import clock_form, log_context, sheet_context
+from play.checks import open_calls
+from play.screens import clock_form, log_context, my_checks, sheet_context
 from rules import notify
 
 logger = logging.getLogger(__name__)
@@ -104,6 +105,12 @@ def _render(
         for card in cards:
             html = card_html(card, Showing(read_only=not audience.is_gm, site=site))
             parts.append(sse(f"card-{card.character.pk}", html))
+    if audience.is_gm:
+        calls = render_to_string("components/called_checks.html", {"campaign": campaign, "calls": open_calls(campaign)})
+        parts.append(sse("checks", calls))
+    else:
+        owed = render_to_string("components/my_checks.html", {"campaign": campaign, **my_checks(campaign, audience)})
+        parts.append(sse("checks", owed))
     if audience.is_gm:
         context.update(log_context(campaign))
         form = clock_form(campaign, list(seen))

@@ -80,6 +80,19 @@ class Story:
             if self.mine(pk)
         ]
 
+    def answered(self) -> list[str]:
+        """Who rolled a check the GM called (rules.actions.checks): the player on their phone, or the GM for them."""
+        call = self.details.get("call")
+        if not call or not call.get("by"):
+            return []
+        if call.get("typed"):
+            return [_("Tirada pedida: %(who)s anota el dado") % {"who": call["by"]}]
+        return [_("Tirada pedida: %(who)s deja tirar al servidor") % {"who": call["by"]}]
+
+    def for_whom(self) -> list[str]:
+        names = [self.name(pk) for pk in self.event.characters if self.mine(pk)]
+        return [_("Para %(names)s") % {"names": ", ".join(names)}] if names else []
+
     def deaths(self) -> list[str]:
         """Who died in this event, and when in campaign time (inside an advance, the very second)."""
         lines = []
@@ -168,7 +181,7 @@ def damage(story: Story) -> tuple[str, list[str]]:
     lines = [text] if (text := damage_inputs(details)) else []
     if "dice" in details:
         lines.append(_("Tirada de daño: %(detail)s") % {"detail": details["dice"]["detail"]})
-    lines += story.rolls() + story.skipped()
+    lines += story.rolls() + story.answered() + story.skipped()
     lines += losses(story)
     return title, lines + story.deaths()
 
@@ -201,7 +214,7 @@ def advance(story: Story) -> tuple[str, list[str]]:
 
 def expose(story: Story) -> tuple[str, list[str]]:
     title = _("Exposición a %(disease)s") % {"disease": story.details["disease"]}
-    lines = story.rolls() + story.skipped()
+    lines = story.rolls() + story.answered() + story.skipped()
     lines += [
         _("%(name)s enferma") % {"name": story.name(pk)} for pk in story.details.get("fell_ill", []) if story.mine(pk)
     ]
@@ -235,7 +248,7 @@ def medicate(story: Story) -> tuple[str, list[str]]:
 
 def exertion(story: Story) -> tuple[str, list[str]]:
     title = _("Esfuerzo de %(name)s") % {"name": story.patient()}
-    lines = story.rolls(everyone=True)
+    lines = story.rolls(everyone=True) + story.answered()
     lost = sum(story.details.get("damage", {}).values())
     return title, lines + (losses(story) if lost else []) + story.deaths()
 
@@ -357,6 +370,35 @@ def campaign_edited(story: Story) -> tuple[str, list[str]]:
     return _("Campaña editada"), changes_lines(story, gms)
 
 
+def check_called(story: Story) -> tuple[str, list[str]]:
+    details = story.details
+    title = _("Tirada pedida: %(check)s") % {"check": called_check(details)}
+    protected = [
+        _("%(name)s está protegido hoy: sin tirada") % {"name": story.name(pk)}
+        for pk in details.get("protected", [])
+        if story.mine(pk)
+    ]
+    return title, story.for_whom() + story.skipped() + protected
+
+
+def called_check(details: dict[str, Any]) -> str:
+    """The check a call asks for, in words: "caída de 6 m (dificultad 12)", "resistencia a Peste", "esfuerzo"."""
+    check = str(CHECK_NAMES.get(details["check"], (details["check"], ""))[0])
+    if "height_m" in details:
+        return _("%(check)s de %(height)s m (dificultad %(difficulty)s)") % {
+            "check": check,
+            "height": details["height_m"],
+            "difficulty": details["difficulty"],
+        }
+    if "disease" in details:
+        return _("%(check)s a %(disease)s") % {"check": check, "disease": details["disease"]}
+    return check
+
+
+def check_cancelled(story: Story) -> tuple[str, list[str]]:
+    return _("Tirada anulada: %(check)s") % {"check": called_check(story.details)}, story.for_whom()
+
+
 WORDING: dict[str, Callable[[Story], tuple[str, list[str]]]] = {
     EventKind.DAMAGE: damage,
     EventKind.ADVANCE: advance,
@@ -377,6 +419,8 @@ WORDING: dict[str, Callable[[Story], tuple[str, list[str]]]] = {
     EventKind.DISEASE_RETIRED: disease_retired,
     EventKind.DISEASE_RESTORED: disease_restored,
     EventKind.CAMPAIGN_EDITED: campaign_edited,
+    EventKind.CHECK_CALLED: check_called,
+    EventKind.CHECK_CANCELLED: check_cancelled,
 }
 
 

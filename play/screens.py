@@ -12,6 +12,7 @@ from campaigns.access import Audience, characters_seen_by, table_of
 from campaigns.models import Campaign, Event
 from characters.models import Character
 from play.cards import Card, cards_for
+from play.checks import open_calls, pending_lines
 from play.forms import AdvanceForm
 from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, Entry, entry_for, names_in, next_page, sheet_log, table_log
 from play.timeline import timeline_for
@@ -26,6 +27,7 @@ def table_context(campaign: Campaign) -> dict[str, Any]:
         "cards": cards,
         **log_context(campaign),
         "clock_form": clock_form(campaign, [card.character for card in cards]),
+        "calls": open_calls(campaign),
     }
 
 
@@ -39,6 +41,7 @@ def changes_context(campaign: Campaign, changed: Iterable[int]) -> dict[str, Any
         "cards": cards,
         **log_context(campaign),
         "clock_form": clock_form(campaign, list(seen)),
+        "calls": open_calls(campaign),
     }
 
 
@@ -76,7 +79,13 @@ def log_page(entries: list[Entry], length: int, url: str) -> dict[str, Any]:
 def player_context(campaign: Campaign, audience: Audience) -> dict[str, Any]:
     """A player's page: their own characters' cards, read only."""
     cards = cards_for(campaign, characters_seen_by(audience).select_related("player"))
-    return {"campaign": campaign, "cards": cards, "read_only": True}
+    return {"campaign": campaign, "cards": cards, "read_only": True, **my_checks(campaign, audience)}
+
+
+def my_checks(campaign: Campaign, audience: Audience) -> dict[str, Any]:
+    """The checks a player's characters owe, on their page (components/my_checks.html)."""
+    own = characters_seen_by(audience).values_list("pk", flat=True)
+    return {"my_checks": pending_lines(campaign, own), "where": "page"}
 
 
 def sheet_context(campaign: Campaign, card: Card) -> dict[str, Any]:
@@ -88,6 +97,8 @@ def sheet_context(campaign: Campaign, card: Card) -> dict[str, Any]:
         "health": card.health,
         "character": character,
         "timeline": timeline_for(campaign, character),
+        "my_checks": pending_lines(campaign, [character.pk]),
+        "where": "sheet",
         **log_page(
             sheet_log(campaign, character),
             SHEET_LOG_LENGTH,

@@ -17,6 +17,8 @@ urlpatterns = [
     path(CAMPAIGN + "act/treat_illness/", views.treat_illness, name="treat_illness"),
     path(CAMPAIGN + "act/medicate/", views.medicate, name="medicate"),
     path(CAMPAIGN + "act/exertion/", views.exertion, name="exertion"),
+    path(CAMPAIGN + "act/answer_check/", views.answer_check, name="answer_check"),
+    path(CAMPAIGN + "act/cancel_check/", views.cancel_check, name="cancel_check"),
     path(CAMPAIGN + "act/close/", views.close_form, name="close_form"),
     path(CAMPAIGN + "undo/", views.undo, name="undo"),
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.contrib import messages
+from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -22,11 +23,13 @@ from campaigns.models import Campaign
 from characters.models import Character
 from play import forms
 from play.cards import cards_for
-from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, sheet_log, table_log
+from play.checks import CheckLine, open_calls
+from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, entry_for, sheet_log, table_log
 from play.preview import foreseen
-from play.screens import changes_context, log_page, player_context, sheet_context, table_context
+from play.screens import changes_context, log_page, my_checks, player_context, sheet_context, table_context
 from rules import actions
 from rules.forms import digits
+from rules.models import CalledCheck
 
 type Initial = dict[str, str | list[str]]
 
@@ -197,6 +200,8 @@ def focus_of(slot: str, outcome: actions.Outcome) -> str:
         return "advance-duration"
     if slot.isdigit():
         return f"character-{slot}"
+    if slot == "checks":
+        return "calls"
     if len(outcome.characters) == 1:
         return f"character-{outcome.characters[0].pk}"
     return "party-damage"
@@ -320,6 +325,108 @@ def exertion(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     patient = patient_of(request, campaign)
     form = forms.ExertionForm(**form_kwargs(request, campaign), patient=patient)
     return answer(request, campaign, form, _("Tirada de esfuerzo"), "exertion", patient)
+
+
+@require_POST
+def answer_check(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
+    """A called check's die, from the player's phone (their page or their sheet) or from the GM's table; or the
+    server's roll. Only the checks of characters this user sees, and only while they wait."""
+    campaign = access.campaign_for_user(request.user, campaign_id)
+    audience = access.audience_of(request.user, campaign)
+    checks = CalledCheck.objects.filter(campaign=campaign, character__in=access.characters_seen_by(audience))
+    form = forms.CheckAnswerForm(request.POST, checks=checks.select_related("character", "disease"))
+    where = request.POST.get("where", "page")
+    where = where if where in ("page", "sheet", "table") and (where != "table" or audience.is_gm) else "page"
+    if form.is_valid():
+        try:
+            outcome = form.perform(request.user)
+        except actions.ActionError as error:
+            form.add_error("die" if error.field == "die" else None, error.message)
+        else:
+            return checked(request, campaign, audience, outcome, where)
+    errors = [str(message) for messages in form.errors.values() for message in messages]
+    if not request.htmx:
+        return refused_page(request, campaign, audience, form, errors)
+    check = form.cleaned_data.get("check") if "check" not in form.errors else None
+    if check is None:
+        # Answered or cancelled meanwhile (another tab, the GM): the list as it is now, with the reason.
+        return owed_checks(request, campaign, audience, where, " ".join(errors), status=422)
+    context = {"campaign": campaign, "line": CheckLine(check), "where": where, "errors": errors}
+    context["value"] = request.POST.get("die", "")[:20]
+    response = render(request, "components/check_answer.html", context, status=422)
+    return reswap(retarget(response, f"#check-{check.pk}"), "outerHTML")
+
+
+def checked(
+    request: HtmxHttpRequest, campaign: Campaign, audience: access.Audience, outcome: actions.Outcome, where: str
+) -> HttpResponse:
+    """The answer to a die: the GM's table as after any action; a player's list of checks, or their sheet, with the
+    roll in words."""
+    rolled = entry_for(outcome.event, {c.pk: c.name for c in outcome.characters}) if outcome.event else None
+    said = " ".join(rolled.lines[:1]) if rolled is not None else ""
+    if not request.htmx:
+        messages.success(request, said)
+        if where == "sheet" and outcome.characters:
+            return redirect("character", campaign.pk, outcome.characters[0].pk)
+        return redirect("campaign", campaign.pk)
+    if where == "table":
+        return render_changes(request, campaign, outcome, "checks")
+    campaign.refresh_from_db()
+    if where == "sheet" and outcome.characters:
+        [card] = cards_for(campaign, [outcome.characters[0]])
+        context = {**sheet_context(campaign, card), "is_gm": audience.is_gm, "answered": said}
+        return render(request, "character_sheet.html#state", context)
+    return owed_checks(request, campaign, audience, where, said)
+
+
+def owed_checks(
+    request: HtmxHttpRequest, campaign: Campaign, audience: access.Audience, where: str, said: str, status: int = 200
+) -> HttpResponse:
+    """The checks still owed where the answer came from: the player's page list, or the GM's calls."""
+    if where == "table":
+        context = {"campaign": campaign, "calls": open_calls(campaign), "said": said}
+        response = render(request, "components/called_checks.html", context, status=status)
+        return reswap(retarget(response, "#calls"), "innerHTML")
+    context = {"campaign": campaign, **my_checks(campaign, audience), "answered": said}
+    if where == "sheet":
+        context["where"] = "sheet"
+        response = render(request, "components/my_checks.html", context, status=status)
+        return reswap(retarget(response, "closest .my-checks"), "innerHTML")
+    response = render(request, "components/my_checks.html", context, status=status)
+    return reswap(retarget(response, "#my-checks"), "innerHTML")
+
+
+def refused_page(
+    request: HtmxHttpRequest, campaign: Campaign, audience: access.Audience, form: Form, errors: list[str]
+) -> HttpResponse:
+    """Without htmx, a refused die or cancellation: its reasons and the checks still waiting; nothing done (400)."""
+    context = {"campaign": campaign, "form": form, "title": _("Tiradas pedidas"), "said": " ".join(errors)}
+    if audience.is_gm:
+        context.update(template="components/called_checks.html", calls=open_calls(campaign))
+    else:
+        context.update(template="components/my_checks.html", **my_checks(campaign, audience))
+    return render(request, "action_page.html", context, status=400)
+
+
+@require_POST
+def cancel_check(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
+    """The GM takes back called checks still waiting."""
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    form = forms.CheckCancelForm(request.POST, campaign=campaign)
+    if form.is_valid():
+        try:
+            outcome = form.perform(request.user)
+        except actions.ActionError as error:
+            form.add_error(None, error.message)
+        else:
+            if not request.htmx:
+                return redirect("campaign", campaign.pk)
+            return render_changes(request, campaign, outcome, "checks")
+    errors = [str(message) for messages in form.errors.values() for message in messages]
+    said = " ".join(errors)
+    if not request.htmx:
+        return refused_page(request, campaign, access.table_of(campaign), form, errors)
+    return owed_checks(request, campaign, access.table_of(campaign), "table", said, status=422)
 
 
 @require_GET

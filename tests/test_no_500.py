@@ -31,7 +31,7 @@ from campaigns.models import Campaign, Event, Invitation, Membership
 from characters.models import Character
 from rules import actions
 from rules.damage import Attack
-from rules.models import Disease, Illness, Wound
+from rules.models import CalledCheck, CheckKind, Disease, Illness, Wound
 from tests.helpers import HTMX, World
 
 type Value = str | bytes  # bytes: sent as they are, not UTF-8 encoded (odd or broken UTF-8)
@@ -51,11 +51,13 @@ class Table:
     illness: Illness
     event: Event
     invite_b: Invitation
+    check: CalledCheck  # player_a's Aldara owes a fall's check
 
     def ids(self) -> list[str]:
         """Ids that exist somewhere: this campaign's, the other campaign's, and of every kind of row."""
         w = self.world
         rows = [w.char_a1, w.char_a2, w.npc_a, w.char_b, self.disease_a, self.disease_b, self.illness, self.event]
+        rows += [self.check]
         rows += [w.campaign_a, w.campaign_b, w.invite_a, self.invite_b, w.gm_a, w.player_a, w.outsider]
         return sorted({str(row.pk) for row in rows})  # type: ignore[attr-defined]
 
@@ -71,8 +73,10 @@ def set_table(w: World) -> Table:
     actions.expose(w.campaign_a, [w.char_a1], disease_a, by=w.gm_a, dice_by_character={w.char_a1.pk: 1})
     illness = Illness.objects.get(character=w.char_a1)
     invite_b = Invitation.objects.create(campaign=w.campaign_b, character=w.char_b)
+    actions.call_check(w.campaign_a, [w.char_a1, w.char_a2], actions.Call(CheckKind.FALL, height_m=4), by=w.gm_a)
+    check = CalledCheck.objects.get(character=w.char_a1)
     event = Event.objects.filter(campaign=w.campaign_a).latest("id")
-    return Table(w, disease_a, disease_b, illness, event, invite_b)
+    return Table(w, disease_a, disease_b, illness, event, invite_b, check)
 
 
 @pytest.fixture
@@ -91,6 +95,7 @@ def state() -> tuple:
         list(Disease.objects.order_by("id").values()),
         list(Invitation.objects.order_by("id").values()),
         list(Membership.objects.order_by("id").values()),
+        list(CalledCheck.objects.order_by("id").values()),
         list(get_user_model().objects.order_by("id").values_list("id", "username", "password")),
     )
 
@@ -222,6 +227,14 @@ ROUTES: dict[str, Route] = {
     ),
     "medicate": Route(ACTION, in_a, data=lambda t: {**card(t), "illness": str(t.illness.pk)}, query=card, examples=40),
     "exertion": Route(ACTION, in_a, data=lambda t: {**card(t), "die": "7"}, query=card, examples=40),
+    "answer_check": Route(
+        ("post",),
+        in_a,
+        data=lambda t: {"check": str(t.check.pk), "die": "7", "where": "page", "server": ""},
+        personas=("gm_a", "player_a", "player_a", "player_a2", "gm_b"),
+        examples=50,
+    ),
+    "cancel_check": Route(("post",), in_a, data=lambda t: {"checks": [str(t.check.pk)]}, examples=30),
     "close_form": Route(("get",), in_a, query=card, examples=15),
     "undo": Route(("post",), in_a, data=lambda t: {"event": str(t.event.pk)}, examples=40),
     "diseases": Route(("get",), in_a, examples=15),

@@ -8,6 +8,7 @@ nothing. Every event can be undone (rules.actions.undo).
 """
 
 from rules.actions.campaign import create_campaign, delete_campaign, export_campaign, import_campaign, read_document
+from rules.actions.checks import Call, answer_check, call_check, cancel_check, pending_checks
 from rules.actions.core import ActionError, Actor, Outcome
 from rules.actions.diseases import DiseaseSheet, add_disease, edit_disease, restore_disease, retire_disease
 from rules.actions.health import (
@@ -40,6 +41,7 @@ __all__ = [
     "SHEET_FIELDS",
     "ActionError",
     "Actor",
+    "Call",
     "DiseaseSheet",
     "Forecast",
     "InvitationGone",
@@ -49,7 +51,10 @@ __all__ = [
     "add_character",
     "add_disease",
     "advance_clock",
+    "answer_check",
     "apply_damage",
+    "call_check",
+    "cancel_check",
     "claim_invitation",
     "create_campaign",
     "create_invitation",
@@ -63,6 +68,7 @@ __all__ = [
     "import_campaign",
     "latest_undoable",
     "medicate",
+    "pending_checks",
     "preview_advance",
     "read_document",
     "remove_character",

@@ -507,6 +507,8 @@ def _health(path: str, state: dict[str, Any]) -> engine.Health:
 # What each log entry reads in its details (play.log), by event kind.
 TEXTS: dict[str, tuple[str, ...]] = {
     EventKind.EXPOSE: ("disease",),
+    EventKind.CHECK_CALLED: ("check",),
+    EventKind.CHECK_CANCELLED: ("check",),
     EventKind.TREAT_WOUNDS: ("healer_name",),
     EventKind.TREAT_ILLNESS: ("healer_name", "disease"),
     EventKind.MEDICATE: ("disease",),

@@ -34,12 +34,18 @@ from rules.models import Disease, Illness
 
 @transaction.atomic
 def apply_damage(
-    campaign: Campaign | int, characters: Iterable[Character | int], damage: Damage, *, by: Actor
+    campaign: Campaign | int,
+    characters: Iterable[Character | int],
+    damage: Damage,
+    *,
+    by: Actor,
+    call: dict[str, Any] | None = None,
 ) -> Outcome:
     """Wound one or several characters (RULES.md section 2, and 7.8 for a group): an attack's dice are rolled once and
     hit everyone; a collision or a fall uses each character's own weight unless the GM gave one; each falling
     character makes its own 1d20 + Saltar check (a die typed at the table, else the server rolls). The dead make no
-    check, so a fall skips them; every other kind records its wound on them too, at 0 PG."""
+    check, so a fall skips them; every other kind records its wound on them too, at 0 PG. `call`: the called check
+    this answers (rules.actions.checks), kept in the log entry."""
     chosen = ids(characters)
     if not chosen:
         raise ActionError(_("Elige al menos un personaje."), "characters")
@@ -59,6 +65,8 @@ def apply_damage(
             details["turns"] = turns
     if isinstance(damage, Collision | Fall) and damage.weight_kg is not None:
         details["weight_kg"] = number("weight_kg", damage.weight_kg, _("El peso"))
+    if call is not None:
+        details["call"] = call
 
     campaign = lock_campaign(campaign)
     results = []
@@ -82,11 +90,11 @@ def apply_damage(
         details["pg"][str(character.pk)] = [health.pg, new.pg]
         results.append((loaded, new))
     if not results:
-        raise _all_dead(details["skipped"], campaign)
+        raise all_dead(details["skipped"], campaign)
     return finish(campaign, EventKind.DAMAGE, by, results, details)
 
 
-def _all_dead(skipped: list[int], campaign: Campaign) -> ActionError:
+def all_dead(skipped: list[int], campaign: Campaign) -> ActionError:
     """Everyone chosen for a check has died: nothing to do, and the GM is told who."""
     names = ", ".join(campaign.characters.filter(pk__in=skipped).order_by("name").values_list("name", flat=True))
     if len(skipped) == 1:
@@ -221,9 +229,10 @@ def expose(
     *,
     by: Actor,
     dice_by_character: Mapping[int, int | None] | None = None,
+    call: dict[str, Any] | None = None,
 ) -> Outcome:
     """Expose characters to a disease: each makes a resistance check 1d12 + CON unless protected today. The dead
-    make no check and are skipped (RULES.md section 7.8)."""
+    make no check and are skipped (RULES.md section 7.8). `call`: the called check this answers, for the log."""
     chosen = ids(characters)
     if not chosen:
         raise ActionError(_("Elige al menos un personaje."), "characters")
@@ -240,6 +249,8 @@ def expose(
         "fell_ill": [],
         "skipped": [],
     }
+    if call is not None:
+        details["call"] = call
     results = []
     for loaded in load(campaign, chosen):
         health = loaded.health
@@ -254,7 +265,7 @@ def expose(
             details["fell_ill"].append(loaded.character.pk)
         results.append((loaded, new))
     if not results:
-        raise _all_dead(details["skipped"], campaign)
+        raise all_dead(details["skipped"], campaign)
     return finish(campaign, EventKind.EXPOSE, by, results, details)
 
 
@@ -334,8 +345,16 @@ def medicate(campaign: Campaign | int, patient: Character | int, illness: Illnes
 
 
 @transaction.atomic
-def exertion(campaign: Campaign | int, character: Character | int, *, by: Actor, die: int | None = None) -> Outcome:
-    """A physical action while 1 ≤ PG ≤ 4: 1d12 + CON against 12, or lose 1 PG. Refused at any other PG."""
+def exertion(
+    campaign: Campaign | int,
+    character: Character | int,
+    *,
+    by: Actor,
+    die: int | None = None,
+    call: dict[str, Any] | None = None,
+) -> Outcome:
+    """A physical action while 1 ≤ PG ≤ 4: 1d12 + CON against 12, or lose 1 PG. Refused at any other PG. `call`: the
+    called check this answers, for the log."""
     campaign = lock_campaign(campaign)
     [loaded] = load(campaign, ids([character]))
     if loaded.health.dead:
@@ -344,9 +363,11 @@ def exertion(campaign: Campaign | int, character: Character | int, *, by: Actor,
         engine_call(loaded, engine.exertion_check, engine.EXERTION_DIE)  # refused by the rules: says why
     rolled = typed_die({loaded.character.pk: die}, loaded.character, engine.EXERTION_DIE)
     new, result = engine_call(loaded, engine.exertion_check, rolled)
-    details = {
+    details: dict[str, Any] = {
         "rolls": [roll_record(loaded, "exertion", result)],
         "damage": {str(loaded.character.pk): loaded.health.pg - new.pg},
         "pg": {str(loaded.character.pk): [loaded.health.pg, new.pg]},
     }
+    if call is not None:
+        details["call"] = call
     return finish(campaign, EventKind.EXERTION, by, [(loaded, new)], details)

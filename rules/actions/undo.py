@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event, EventKind
 from rules import engine, mapping
-from rules.actions import diseases, sheet
+from rules.actions import checks, diseases, sheet
 from rules.actions.core import ActionError, Actor, Loaded, Outcome, finish, load, lock_campaign
 from rules.models import Disease
 
@@ -32,6 +32,8 @@ UNDOERS: dict[str, Callable[[Campaign, Event], None]] = {
     EventKind.INVITATION_REVOKED: sheet.undo_invitation_revoked,
     EventKind.INVITATION_CLAIMED: sheet.undo_invitation_claimed,
     EventKind.CAMPAIGN_EDITED: sheet.undo_campaign_edited,
+    EventKind.CHECK_CALLED: checks.undo_check_called,
+    EventKind.CHECK_CANCELLED: checks.reopen_checks,
     EventKind.DISEASE_ADDED: diseases.undo_disease_added,
     EventKind.DISEASE_EDITED: diseases.undo_disease_edited,
     EventKind.DISEASE_RETIRED: diseases.undo_disease_retired,
@@ -85,6 +87,8 @@ def _undo(campaign: Campaign, latest: Event, by: Actor) -> Outcome:
     undoer = UNDOERS.get(latest.action)
     if undoer is not None:
         undoer(campaign, latest)
+    if "call" in latest.details:
+        checks.reopen_checks(campaign, latest)  # it answered a called check: that check waits for its die again
     latest.undone, latest.undone_at = True, timezone.now()
     latest.undone_by = by if isinstance(by, User) else None
     latest.save(update_fields=["undone", "undone_at", "undone_by"])

@@ -83,6 +83,13 @@ MATRIX = {
         for action in ("damage", "expose", "advance", "treat_wounds", "treat_illness", "medicate", "exertion")
     },
     "close_form": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    # A die for a check nobody called is refused with the reasons on the page; outsiders see nothing.
+    "answer_check": (
+        "post",
+        lambda w: {"campaign_id": w.campaign_a.pk},
+        only({"gm_a": 400, "player_a": 400, "player_a2": 400}),
+    ),
+    "cancel_check": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 400})),
     "undo": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 302})),
     "diseases": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "disease_create": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),

@@ -304,4 +304,4 @@ def test_the_table_costs_the_same_queries_with_4_or_40_characters(world: World):
     add_characters(world, 0, 4)
     few = table_queries(world)
     add_characters(world, 4, 40)
-    assert table_queries(world) == few <= 10
+    assert table_queries(world) == few <= 11  # the 11th: the checks called and still waiting (play.checks)

@@ -1,0 +1,127 @@
+"""Called checks as the screens show them (rules.actions.checks): on a player's phone, the check their character owes
+("Tirada de resistencia (Peste): 1d12 + CON 8 contra 12") with its answer form; on the GM's table, each call still
+waiting for someone, with what every character rolled so far, worded as the log words it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import groupby
+
+from django.db.models import Subquery
+from django.utils.translation import gettext as _
+
+from campaigns.models import Campaign
+from play.log import CHECK_NAMES, entry_for
+from rules import engine
+from rules.actions.checks import die_sides
+from rules.models import CalledCheck, CallStatus, CheckKind
+
+
+@dataclass
+class CheckLine:
+    """One character's called check."""
+
+    row: CalledCheck  # with its character and disease
+    result: list[str] = field(default_factory=list)  # answered: the log's lines about this character
+
+    @property
+    def pk(self) -> int:
+        return self.row.pk
+
+    @property
+    def pending(self) -> bool:
+        return self.row.status == CallStatus.PENDING
+
+    @property
+    def cancelled(self) -> bool:
+        return self.row.status == CallStatus.CANCELLED
+
+    @property
+    def sides(self) -> int:
+        return die_sides(self.row.kind)
+
+    @property
+    def title(self) -> str:
+        """ "Tirada de caída (10 m)", "Tirada de resistencia (Peste)", "Tirada de esfuerzo"."""
+        label = str(CheckKind(self.row.kind).label)
+        if self.row.kind == CheckKind.FALL:
+            return _("%(check)s (%(height)s m)") % {"check": label, "height": self.row.height_m}
+        if self.row.disease is not None:
+            return _("%(check)s (%(disease)s)") % {"check": label, "disease": self.row.disease.name}
+        return label
+
+    @property
+    def formula(self) -> str:
+        """What to roll and against what: "1d20 + Saltar 2 contra 15" (the character's penalties are added when the
+        die is rolled, as for any check)."""
+        character = self.row.character
+        base = CHECK_NAMES[self.row.kind][1]
+        value = character.jump if self.row.kind == CheckKind.FALL else character.constitution
+        return _("1d%(sides)s + %(base)s %(value)s contra %(difficulty)s") % {
+            "sides": self.sides,
+            "base": base,
+            "value": value,
+            "difficulty": self.difficulty,
+        }
+
+    @property
+    def difficulty(self) -> int:
+        if self.row.kind == CheckKind.FALL:
+            return self.row.difficulty or engine.DEFAULT_FALL_DIFFICULTY
+        if self.row.kind == CheckKind.RESISTANCE and self.row.disease is not None:
+            return engine.RESISTANCE_DIFFICULTY[self.row.disease.category]
+        return engine.EXERTION_DIFFICULTY
+
+
+@dataclass
+class CallGroup:
+    """One call of the GM (one or several characters), while any of them still has to roll."""
+
+    lines: list[CheckLine]
+
+    @property
+    def title(self) -> str:
+        first = self.lines[0]
+        if first.row.kind == CheckKind.FALL:
+            return _("%(check)s (%(height)s m, dificultad %(difficulty)s)") % {
+                "check": CheckKind(first.row.kind).label,
+                "height": first.row.height_m,
+                "difficulty": first.difficulty,
+            }
+        return first.title
+
+    @property
+    def pending(self) -> list[int]:
+        return [line.pk for line in self.lines if line.pending]
+
+
+def pending_lines(campaign: Campaign, characters: Iterable[int] | None = None) -> list[CheckLine]:
+    """The checks still waiting for a die, for these characters (None: everyone's), oldest first."""
+    rows = CalledCheck.objects.filter(campaign=campaign, status=CallStatus.PENDING)
+    if characters is not None:
+        rows = rows.filter(character_id__in=characters)  # a list, or a query of ids (a subquery: no query of its own)
+    return [CheckLine(row) for row in rows.select_related("character", "disease").order_by("id")]
+
+
+def open_calls(campaign: Campaign) -> list[CallGroup]:
+    """The GM's calls that still wait for someone, with every character's check in them: those already answered
+    show their roll and what it did, as the log words it. One query."""
+    waiting = CalledCheck.objects.filter(campaign=campaign, status=CallStatus.PENDING).values("called_id")
+    rows = (
+        CalledCheck.objects.filter(campaign=campaign, called_id__in=Subquery(waiting))
+        .select_related("character", "disease", "closed")
+        .defer("closed__before", "closed__after")
+        .order_by("called_id", "character__name", "id")
+    )
+    groups = []
+    for _called, in_call in groupby(rows, key=lambda row: row.called_id):
+        lines = []
+        for row in in_call:
+            line = CheckLine(row)
+            if row.status == CallStatus.ANSWERED and row.closed is not None:
+                entry = entry_for(row.closed, {row.character_id: row.character.name}, only=row.character_id)
+                line.result = entry.lines
+            lines.append(line)
+        groups.append(CallGroup(lines))
+    return groups
