@@ -12,7 +12,7 @@ from django.db.models import Subquery
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign
-from play.log import CHECK_NAMES, entry_for
+from play.log import CHECK_NAMES, outcome_lines
 from rules import engine
 from rules.actions.checks import die_sides
 from rules.models import CalledCheck, CallStatus, CheckKind
@@ -120,8 +120,7 @@ def open_calls(campaign: Campaign) -> list[CallGroup]:
         for row in in_call:
             line = CheckLine(row)
             if row.status == CallStatus.ANSWERED and row.closed is not None:
-                entry = entry_for(row.closed, {row.character_id: row.character.name}, only=row.character_id)
-                line.result = entry.lines
+                line.result = outcome_lines(row.closed, {row.character_id: row.character.name}, row.character_id)
             lines.append(line)
         groups.append(CallGroup(lines))
     return groups

@@ -474,12 +474,14 @@ class CheckAnswerForm(forms.Form):
         field = self.fields["check"]
         assert isinstance(field, RowChoiceField)
         field.queryset = checks.filter(status=CallStatus.PENDING)
+        if self.data.get("server"):
+            del self.fields["die"]  # the button says the server rolls: a half-typed die does not count
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         check, die = data.get("check"), data.get("die")
         if data.get("server"):
-            data["die"] = None  # the button says the server rolls: a half-typed die is not used
+            data["die"] = None
         elif die is None and "die" not in self.errors:
             self.add_error("die", _("Escribe el dado que sacaste, o deja tirar al servidor."))
         elif check is not None and die is not None and die > (sides := die_sides(check.kind)):

@@ -424,6 +424,15 @@ WORDING: dict[str, Callable[[Story], tuple[str, list[str]]]] = {
 }
 
 
+def outcome_lines(event: Event, names: dict[int, str], only: int, who: bool = True) -> list[str]:
+    """What a called check's answer did to one character, as its log entry words it without the call's inputs: the
+    roll, who rolled it, and the PG lost, the illness caught or the death."""
+    story = Story(event, names, only)
+    fell_ill = [_("%(name)s enferma") % {"name": story.name(only)}] if only in story.details.get("fell_ill", []) else []
+    answered = story.answered() if who else []
+    return story.rolls(everyone=True) + answered + fell_ill + losses(story) + story.deaths()
+
+
 def entry_for(event: Event, names: dict[int, str], only: int | None = None) -> Entry:
     """Describe one event; with `only`, just the lines about that character (a player's sheet). An entry whose details
     cannot be read (an imported log: the import checks what it can) is named by its kind alone, never a broken page."""

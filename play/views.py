@@ -24,7 +24,7 @@ from characters.models import Character
 from play import forms
 from play.cards import cards_for
 from play.checks import CheckLine, open_calls
-from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, entry_for, sheet_log, table_log
+from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, outcome_lines, sheet_log, table_log
 from play.preview import foreseen
 from play.screens import changes_context, log_page, my_checks, player_context, sheet_context, table_context
 from rules import actions
@@ -362,8 +362,9 @@ def checked(
 ) -> HttpResponse:
     """The answer to a die: the GM's table as after any action; a player's list of checks, or their sheet, with the
     roll in words."""
-    rolled = entry_for(outcome.event, {c.pk: c.name for c in outcome.characters}) if outcome.event else None
-    said = " ".join(rolled.lines[:1]) if rolled is not None else ""
+    names = {character.pk: character.name for character in outcome.characters}
+    lines = [] if outcome.event is None else outcome_lines(outcome.event, names, outcome.characters[0].pk, who=False)
+    said = ". ".join(str(line) for line in lines)
     if not request.htmx:
         messages.success(request, said)
         if where == "sheet" and outcome.characters:

@@ -188,7 +188,7 @@ def test_two_answers_at_once_roll_once():
         [
             lambda: actions.answer_check(campaign.pk, check.pk, by=ana, die=1),
             lambda: actions.answer_check(campaign.pk, check.pk, by=gm, die=1),
-            lambda: actions.answer_check(campaign.pk, check.pk, by=ana),
+            lambda: actions.answer_check(campaign.pk, check.pk, by=ana, die=2),
         ]
     )
     assert len(errors) == 2 and all(isinstance(error, ActionError) for error in errors)
