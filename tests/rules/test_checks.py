@@ -1,5 +1,7 @@
 """Checks called by the GM and answered by the players (rules.actions.checks), through real PostgreSQL."""
 
+import json
+
 import pytest
 
 from campaigns.models import Campaign, Event
@@ -194,3 +196,15 @@ def test_two_answers_at_once_roll_once():
     assert len(errors) == 2 and all(isinstance(error, ActionError) for error in errors)
     assert Event.objects.filter(campaign=campaign, action="damage").count() == 1
     assert reload(aldara).pg == engine.max_pg(8) - engine.fall_damage(10, 70)
+
+
+def test_a_campaign_with_calls_exports_imports_and_undoes(world: World):
+    """The calls themselves stay on this site (like invitation links); their log entries travel and undo cleanly."""
+    aldara, borin = called(world)
+    actions.answer_check(world.campaign_a, aldara, by=world.player_a, die=2)
+    actions.cancel_check(world.campaign_a, [borin], by=world.gm_a)
+    copy = actions.import_campaign(json.loads(json.dumps(actions.export_campaign(world.campaign_a))), world.gm_b)
+    assert not CalledCheck.objects.filter(campaign=copy).exists()
+    for _undone in range(3):  # the cancellation, the answer, the call
+        actions.undo(copy, by=world.gm_b)
+    assert log_mismatches(copy) == []
