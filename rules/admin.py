@@ -4,7 +4,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 
-from .models import Disease, Illness, Wound
+from .models import CalledCheck, Disease, Illness, Wound
 
 # Django asks for these in the admin and in forms, and its Spanish catalogue leaves them blank ("Search
 # enfermedades"): ours has them.
@@ -64,3 +64,12 @@ class IllnessAdmin(ReadOnlyAdmin):
     list_display = ["character", "disease", "since", "treated", "medicated", "cured_at"]
     list_filter = ["category", "character__campaign"]
     search_fields = ["character__name", "disease__name"]
+
+
+@admin.register(CalledCheck)
+class CalledCheckAdmin(ReadOnlyAdmin):
+    """Called at the table, answered on the players' phones (rules.actions.checks)."""
+
+    list_display = ["character", "kind", "status", "campaign", "called"]
+    list_filter = ["kind", "status", "campaign"]
+    search_fields = ["character__name"]

@@ -34,7 +34,17 @@ from rules.actions.core import ActionError, Actor, checked_name, lock_campaign
 from rules.actions.diseases import NAME_LENGTH as DISEASE_NAME_LENGTH
 from rules.actions.diseases import DiseaseSheet, name_taken
 from rules.actions.sheet import NAME_LENGTH, NOTES_LENGTH, SHEET_FIELDS
-from rules.models import PENALTY_MIN, PG_PER_WEEK_MAX, Category, Disease, Illness, Wound, WoundKind, disease_errors
+from rules.models import (
+    PENALTY_MIN,
+    PG_PER_WEEK_MAX,
+    CalledCheck,
+    Category,
+    Disease,
+    Illness,
+    Wound,
+    WoundKind,
+    disease_errors,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +101,7 @@ def delete_campaign(campaign: Campaign | int, *, by: Actor, typed_name: str | No
     # An episode protects its disease from deletion (history points at it): the episodes go first, then the rest,
     # characters with the removed ones, by cascade.
     Illness.objects.filter(character__campaign=campaign).delete()
+    CalledCheck.objects.filter(campaign=campaign).delete()  # a resistance check points at its disease too
     campaign_id, name = campaign.pk, campaign.name
     campaign.delete()
     notify.send(campaign_id, None)  # its watchers find it gone (access.still_sees) and their streams end

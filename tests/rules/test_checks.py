@@ -9,7 +9,7 @@ from characters.models import Character
 from rules import actions, engine
 from rules.actions import ActionError, Call
 from rules.damage import Attack, Fall
-from rules.models import CalledCheck, CheckKind
+from rules.models import CalledCheck, CheckKind, Disease
 from tests.helpers import World, log_mismatches, make_user, plague, reload, run_at_once, snapshot, stored_health
 
 FALL = Call(CheckKind.FALL, height_m=10, difficulty=15)
@@ -208,3 +208,13 @@ def test_a_campaign_with_calls_exports_imports_and_undoes(world: World):
     for _undone in range(3):  # the cancellation, the answer, the call
         actions.undo(copy, by=world.gm_b)
     assert log_mismatches(copy) == []
+
+
+def test_a_campaign_with_a_check_called_against_its_own_disease_can_be_deleted(world: World):
+    swamp = actions.add_disease(
+        world.campaign_a, actions.DiseaseSheet("Fiebre del pantano", "serious", -2, 1), by=world.gm_a
+    )
+    disease = Disease.objects.get(campaign=world.campaign_a)
+    called(world, Call(CheckKind.RESISTANCE, disease=disease))
+    actions.delete_campaign(world.campaign_a, by=world.gm_a, typed_name="A")
+    assert not CalledCheck.objects.exists() and swamp.event is not None
