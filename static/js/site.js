@@ -56,4 +56,24 @@
       first.focus();
     }
   });
+
+  // A called check answered on a phone: the keyboard goes to the next check still owed, else to what the die did.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var config = event.detail.requestConfig;
+    if (!config || !config.path || config.path.indexOf("/act/answer_check/") === -1) return;
+    if (!event.detail.successful) {
+      // Refused (a die out of range): back into the die field, beside its message.
+      var field = event.target.querySelector && event.target.querySelector("input[name=die]");
+      if (field) field.focus();
+      return;
+    }
+    if (document.getElementById("calls")) return; // the GM's table moves the focus itself
+    var next = document.querySelector(".my-checks input[name=die]");
+    var said = document.getElementById("check-said");
+    if (next) next.focus();
+    else if (said && said.textContent.trim()) {
+      said.tabIndex = -1;
+      said.focus();
+    }
+  });
 })();

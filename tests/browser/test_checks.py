@@ -61,6 +61,7 @@ def test_a_fall_called_by_the_gm_is_rolled_on_the_players_phone(browser: Browser
             die.fill("25")
             die.press("Enter")
             expect(check.get_by_role("alert")).to_contain_text("20")
+            expect(check.get_by_label("Tu dado (1–20)")).to_be_focused()  # back in the field, beside the message
             assert Character.objects.get(pk=aldara.pk).pg == aldara.pg
             screenshot(ana, "check-phone-es")
 
@@ -69,6 +70,7 @@ def test_a_fall_called_by_the_gm_is_rolled_on_the_players_phone(browser: Browser
             check.get_by_label("Tu dado (1–20)").press("Enter")
             expect(ana.locator("#check-said")).to_contain_text("1d20 (3) + Saltar 6 = 9 contra 12: fallo")
             expect(ana.locator(".my-checks")).to_have_count(0)
+            expect(ana.locator("#check-said")).to_be_focused()  # what the die did, read next
             lost = aldara.pg - Character.objects.get(pk=aldara.pk).pg
             assert lost > 0
             expect(ana.locator(".pg-value")).to_have_text(str(aldara.pg - lost))
