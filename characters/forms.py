@@ -15,7 +15,7 @@ class CharacterForm(forms.ModelForm):
 
     class Meta:
         model = Character
-        fields = ["name", "player", "constitution", "jump", "heal_wounds", "weight_kg", "notes"]
+        fields = ["name", "player", "constitution", "jump", "heal_wounds", "weight_kg", "notes", "party_view"]
         widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
         field_classes = {
             "player": RowChoiceField,
@@ -43,4 +43,5 @@ class CharacterForm(forms.ModelForm):
             weight_kg=data["weight_kg"],
             notes=data["notes"],
             player_id=None if player is None else player.pk,
+            party_view=data["party_view"],
         )

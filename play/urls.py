@@ -18,5 +18,6 @@ urlpatterns = [
     path(CAMPAIGN + "act/medicate/", views.medicate, name="medicate"),
     path(CAMPAIGN + "act/exertion/", views.exertion, name="exertion"),
     path(CAMPAIGN + "act/close/", views.close_form, name="close_form"),
+    path(CAMPAIGN + "party-view/", views.party_view, name="party_view"),
     path(CAMPAIGN + "undo/", views.undo, name="undo"),
 ]
