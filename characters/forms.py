@@ -31,6 +31,9 @@ class CharacterForm(forms.ModelForm):
         for name in ("constitution", "jump", "heal_wounds", "weight_kg"):
             field = self.fields[name]
             field.widget.attrs.update(inputmode="numeric")
+        self.fields["party_view"].help_text = _(
+            "En la página de cada uno de los otros jugadores. Su jugador y tú lo veis siempre completo."
+        )
 
     def sheet(self) -> Sheet:
         data = self.cleaned_data

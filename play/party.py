@@ -34,6 +34,7 @@ class Companion:
     pg: int | None = None
     max_pg: int | None = None
     dead: bool = False
+    band: str = ""  # the PG bar's colour (play.cards.band_of): with the exact PG only, which tells it anyway
     condition: str = ""  # the word's key (rules.explained.CONDITIONS): also its class and its line on the rules page
 
     @property
@@ -45,9 +46,12 @@ class Companion:
         return explained.why(explained.condition_anchor(self.condition))
 
 
-def companion(character: Character, health: engine.Health, view: PartyView) -> Companion:
-    """A companion as a player sees it: by its party view, PG exact, or one word and nothing finer."""
+def companion(character: Character, health: engine.Health, view: PartyView, band: str) -> Companion:
+    """A companion as a player sees it: by its party view, PG exact (`band`: its bar's colour), or one word and
+    nothing finer."""
     player = character.player.username if character.player is not None else ""
     if view == PartyView.EXACT:
-        return Companion(character.name, player, exact=True, pg=health.pg, max_pg=health.max_pg, dead=health.dead)
+        return Companion(
+            character.name, player, exact=True, pg=health.pg, max_pg=health.max_pg, dead=health.dead, band=band
+        )
     return Companion(character.name, player, exact=False, condition=explained.condition_of(health))

@@ -87,7 +87,9 @@ def party_context(campaign: Campaign, audience: Audience) -> dict[str, Any]:
     `campaign` must be fresh: its party view decides."""
     cards = cards_for(campaign, companions_seen_by(audience).select_related("player"))
     views = [(card, seen_as(card.character, campaign)) for card in cards]
-    companions = [companion(card.character, card.health, view) for card, view in views if view != PartyView.HIDDEN]
+    companions = [
+        companion(card.character, card.health, view, card.band) for card, view in views if view != PartyView.HIDDEN
+    ]
     return {"companions": companions}
 
 

@@ -345,7 +345,8 @@ def party_view(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     if not request.htmx:
         return render(request, "action_page.html", context, status=400 if form.errors else 200)
     response = render(request, template, context, status=422 if form.errors else 200)
-    return reswap(retarget(response, "#form-partyview"), "outerHTML")
+    # Into the control's place, which stays put when the GM's stream redraws the control inside it.
+    return reswap(retarget(response, "#party-view"), "innerHTML")
 
 
 @require_GET
