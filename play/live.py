@@ -114,7 +114,7 @@ def _render(
             # Only an event about no character (a campaign's edit, its undo) changes the party view: the control is
             # drawn again then, and a choice the GM is making is otherwise left alone.
             control = {"campaign": campaign, "form": PartyViewForm(campaign=campaign)}
-            parts.append(sse("party-view", render_to_string("components/party_view_form.html", control)))
+            parts.append(sse("party-view", render_to_string("components/party_view_form.html#control", control)))
         context.update(log_context(campaign))
         form = clock_form(campaign, list(seen))
         parts.append(sse("resting", form.resting_html))

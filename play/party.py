@@ -43,7 +43,8 @@ class Companion:
 
     @property
     def why(self) -> str:
-        return explained.why(explained.condition_anchor(self.condition))
+        """Where the rules page says what the word means."""
+        return explained.why(explained.condition_anchor(self.condition)) if self.condition else ""
 
 
 def companion(character: Character, health: engine.Health, view: PartyView, band: str) -> Companion:

@@ -344,9 +344,8 @@ def party_view(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     context = {"campaign": campaign, "form": form, "title": _("Lo que ven los demás jugadores"), "template": template}
     if not request.htmx:
         return render(request, "action_page.html", context, status=400 if form.errors else 200)
-    response = render(request, template, context, status=422 if form.errors else 200)
-    # Into the control's place, which stays put when the GM's stream redraws the control inside it.
-    return reswap(retarget(response, "#party-view"), "innerHTML")
+    response = render(request, f"{template}#control", context, status=422 if form.errors else 200)
+    return reswap(retarget(response, "#party-view"), "innerHTML")  # inside the form, which stays put
 
 
 @require_GET

@@ -116,8 +116,14 @@ def test_a_refused_choice_says_why_and_changes_nothing(browser: Browser, server:
     """A forged value (an option made up in the page) is refused beside the control, with the campaign as it was."""
     context = context_for(browser, server, "narrador")
     try:
-        gm = open_page(context, f"{server}/campaigns/{demo.pk}/")
-        # In one task: the stream's first message may redraw the control at any moment, but not in the middle of it.
+        gm = watch_errors(context.new_page())
+        # The stream's first message draws the control again: wait for it, or it may land over the refusal.
+        gm.add_init_script(
+            "addEventListener('htmx:sseMessage', (event) => {"
+            " if (event.detail.type === 'party-view') document.body.dataset.controlDrawn = 'yes'; })"
+        )
+        gm.goto(f"{server}/campaigns/{demo.pk}/")
+        expect(gm.locator("body[data-control-drawn]")).to_have_count(1)
         gm.evaluate(
             """() => {
               const select = document.getElementById("party_view");
