@@ -1,8 +1,9 @@
 """Who may see what: the one place that says it. Views, the sheet and the live streams all ask here.
 
 A campaign's GM sees and changes everything in it; a player sees the campaign and, in full, only their own
-characters; anyone else sees nothing, and every lookup answers 404 (not 403) for what a user may not see, so that
-another campaign's ids reveal nothing. Site admins use the Django admin.
+characters, and of the other characters (their companions) what the party view allows; anyone else sees nothing,
+and every lookup answers 404 (not 403) for what a user may not see, so that another campaign's ids reveal nothing.
+Site admins use the Django admin.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, Q, QuerySet
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 
-from campaigns.models import Campaign, Membership
+from campaigns.models import Campaign, Membership, PartyView
 from characters.models import Character
 
 type Visitor = User | AnonymousUser
@@ -77,6 +78,30 @@ def characters_seen_by(audience: Audience) -> QuerySet[Character]:
     if not audience.is_gm:
         characters = characters.filter(player_id=audience.user_id)
     return characters
+
+
+# The party views that show a companion at all (as its PG or as a word); "hidden" leaves it out, name and all.
+SHOWN = (PartyView.EXACT, PartyView.BAND)
+
+
+def companions_seen_by(audience: Audience) -> QuerySet[Character]:
+    """The other characters of the campaign a player sees beside their own (their companions): those whose party
+    view (seen_as) is not "hidden". Removed characters never; none for a member who plays no character here (as
+    still_sees), and none for the GM, who sees every character in full (characters_seen_by)."""
+    if audience.is_gm:
+        return Character.objects.none()
+    own = Character.objects.filter(campaign_id=audience.campaign_id, player_id=audience.user_id)
+    return (
+        Character.objects.filter(campaign_id=audience.campaign_id)
+        .exclude(player_id=audience.user_id)
+        .filter(Q(party_view__in=SHOWN) | Q(party_view="", campaign__party_view__in=SHOWN))
+        .filter(Exists(own))
+    )
+
+
+def seen_as(character: Character, campaign: Campaign) -> PartyView:
+    """How the other players see a character: its own party view, else its campaign's."""
+    return PartyView(character.party_view or campaign.party_view)
 
 
 def still_sees(audience: Audience) -> bool:

@@ -20,20 +20,21 @@ class MembershipInline(admin.TabularInline):
 
 @admin.register(Campaign)
 class CampaignAdmin(admin.ModelAdmin):
-    """A changed name or GM goes through rules.actions.edit_campaign: logged, undoable, and the old GM's open
-    screens stop receiving the campaign. Deleting goes through rules.actions.delete_campaign, which deletes the log,
-    characters and diseases that are read only here (the admin's own confirmation page stands for the typed name)."""
+    """A changed name, GM or party view goes through rules.actions.edit_campaign: logged, undoable, and the old GM's
+    open screens stop receiving the campaign. Deleting goes through rules.actions.delete_campaign, which deletes the
+    log, characters and diseases that are read only here (the admin's own confirmation page stands for the typed
+    name)."""
 
     list_display = ["name", "gm", "clock", "version", "created"]
     search_fields = ["name", "gm__username"]
-    readonly_fields = ["clock", "version", "party_view", "created"]
+    readonly_fields = ["clock", "version", "created"]
     inlines = [MembershipInline]
 
     def save_model(self, request: HttpRequest, obj: Campaign, form: ModelForm[Any], change: bool) -> None:
         if not change:
             super().save_model(request, obj, form, change)  # a new campaign: nothing to log yet
             return
-        actions.edit_campaign(obj.pk, name=obj.name, gm=obj.gm, by=request.user)
+        actions.edit_campaign(obj.pk, name=obj.name, gm=obj.gm, party_view=obj.party_view, by=request.user)
 
     def get_deleted_objects(
         self, objs: Sequence[Model] | QuerySet[Any], request: HttpRequest

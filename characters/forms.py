@@ -15,7 +15,7 @@ class CharacterForm(forms.ModelForm):
 
     class Meta:
         model = Character
-        fields = ["name", "player", "constitution", "jump", "heal_wounds", "weight_kg", "notes"]
+        fields = ["name", "player", "constitution", "jump", "heal_wounds", "weight_kg", "notes", "party_view"]
         widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
         field_classes = {
             "player": RowChoiceField,
@@ -31,6 +31,9 @@ class CharacterForm(forms.ModelForm):
         for name in ("constitution", "jump", "heal_wounds", "weight_kg"):
             field = self.fields[name]
             field.widget.attrs.update(inputmode="numeric")
+        self.fields["party_view"].help_text = _(
+            "En la página de cada uno de los otros jugadores. Su jugador y tú lo veis siempre completo."
+        )
 
     def sheet(self) -> Sheet:
         data = self.cleaned_data
@@ -43,4 +46,5 @@ class CharacterForm(forms.ModelForm):
             weight_kg=data["weight_kg"],
             notes=data["notes"],
             player_id=None if player is None else player.pk,
+            party_view=data["party_view"],
         )

@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from campaigns.models import Campaign, Invitation
 from characters.models import Character
 from play.fragments import drawn
+from play.party import view_words
 from rules import engine, explained, mapping
 from rules.models import Illness, Wound, WoundKind
 
@@ -114,6 +115,13 @@ class Card:
             "die": engine.EXERTION_DIE,
             "difficulty": engine.EXERTION_DIFFICULTY,
         }
+
+    @property
+    def party_view_hint(self) -> str:
+        """For the GM: what the other players see of this character when its sheet says otherwise than the campaign
+        (its own party view, a field of its row)."""
+        view = self.character.party_view
+        return _("Los demás jugadores ven: %(what)s") % {"what": view_words(view)} if view else ""
 
     @cached_property
     def drawn_from(self) -> tuple[object, ...]:

@@ -14,9 +14,10 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.clock import parse_duration
-from campaigns.models import Campaign
+from campaigns.models import Campaign, PartyView
 from characters.models import Character
 from play.fragments import drawn
+from play.party import VIEW_WORDS
 from rules import actions, engine
 from rules.actions import Actor
 from rules.actions.checks import die_sides
@@ -511,3 +512,30 @@ class CheckCancelForm(forms.Form):
 
     def perform(self, by: Actor) -> actions.Outcome:
         return actions.cancel_check(self.campaign, self.cleaned_data["checks"], by=by)
+
+
+# --- what the players see of one another -----------------------------------------------------------------------------
+
+
+class PartyViewForm(forms.Form):
+    """The GM's control: what every player sees of the other players' characters, for the whole campaign (a
+    character's sheet may say otherwise)."""
+
+    party_view = forms.ChoiceField(
+        label=_("Los jugadores ven de los demás"), choices=[(view, VIEW_WORDS[view]) for view in PartyView.values]
+    )
+
+    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        kwargs.setdefault("auto_id", "%s")
+        kwargs["initial"] = {"party_view": campaign.party_view}
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+
+    def perform(self, by: Actor) -> actions.Outcome:
+        campaign = self.campaign
+        view = self.cleaned_data["party_view"]
+        return actions.edit_campaign(campaign, party_view=view, by=by)  # only that: a rename meanwhile stays
+
+    def refuse(self, error: actions.ActionError) -> None:
+        refuse(self, error)

@@ -33,7 +33,8 @@ from campaigns.access import Audience, characters_seen_by
 from campaigns.models import Campaign
 from play.cards import Showing, card_html, cards_for
 from play.checks import open_calls
-from play.screens import clock_form, log_context, my_checks, sheet_context
+from play.forms import PartyViewForm
+from play.screens import clock_form, log_context, my_checks, party_context, sheet_context
 from rules import notify
 
 logger = logging.getLogger(__name__)
@@ -74,9 +75,9 @@ def render_fragments(
     """The SSE message for one audience, rendered by the same components and contexts as a fresh load (live equals
     reload), and the characters its screens then show. The whole state when `changed` is None; else what changed:
     the card and sheet of each changed character — or every card, when the audience's characters are no longer the
-    ones its screens show (`shown`: a character added, removed, handed to a player) — with the clock, and for the GM
-    who rests, the undo button and the log. None when the audience may no longer watch the campaign: its streams
-    end."""
+    ones its screens show (`shown`: a character added, removed, handed to a player) — with the clock; for a player
+    their companions; for the GM who rests, the party view control, the undo button and the log. None when the
+    audience may no longer watch the campaign: its streams end."""
     try:
         with translation.override(language):
             return _render(audience, site, changed, shown)
@@ -105,6 +106,10 @@ def _render(
         for card in cards:
             html = card_html(card, Showing(read_only=not audience.is_gm, site=site))
             parts.append(sse(f"card-{card.character.pk}", html))
+    if not audience.is_gm:
+        # A player's companions may change with any change (a companion's health, name or player, one added or
+        # removed, the campaign's or a character's party view): drawn again every time, as a fresh load draws them.
+        parts.append(sse("party", render_to_string("components/party.html", party_context(campaign, audience))))
     if audience.is_gm:
         calls = render_to_string("components/called_checks.html", {"campaign": campaign, "calls": open_calls(campaign)})
         parts.append(sse("checks", calls))
@@ -112,6 +117,11 @@ def _render(
         owed = render_to_string("components/my_checks.html", {"campaign": campaign, **my_checks(campaign, audience)})
         parts.append(sse("checks", owed))
     if audience.is_gm:
+        if not changed:
+            # Only an event about no character (a campaign's edit, its undo) changes the party view: the control is
+            # drawn again then, and a choice the GM is making is otherwise left alone.
+            control = {"campaign": campaign, "form": PartyViewForm(campaign=campaign)}
+            parts.append(sse("party-view", render_to_string("components/party_view_form.html#control", control)))
         context.update(log_context(campaign))
         form = clock_form(campaign, list(seen))
         parts.append(sse("resting", form.resting_html))

@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from campaigns.clock import format_clock, format_duration
 from campaigns.models import Campaign, Event, EventKind
 from characters.models import Character
+from play.party import view_words
 from play.recent import Recent
 from rules import explained, mapping
 from rules.explained import check_anchor
@@ -274,6 +275,7 @@ SHEET_LABELS = {
     "heal_wounds": gettext_lazy("Curar Heridas"),
     "weight_kg": gettext_lazy("Peso (kg)"),
     "notes": gettext_lazy("Notas"),
+    "party_view": gettext_lazy("Lo que ven los demás jugadores"),
     "gm_id": gettext_lazy("Narrador"),
     "category": gettext_lazy("Categoría"),
     "penalty": gettext_lazy("Penalización"),
@@ -281,12 +283,14 @@ SHEET_LABELS = {
 }
 
 
-def changes_lines(story: Story, people: dict[str, list[str]]) -> list[str]:
+def changes_lines(story: Story, people: dict[str, list[str]], leave_out: tuple[str, ...] = ()) -> list[str]:
     """One line per changed field: "CON: 8 → 7"; people by name, notes without their text."""
     lines = []
     changes: dict[str, list[Any]] = story.details.get("changes", {})
     order = list(SHEET_LABELS)
     for field in sorted(changes, key=lambda name: order.index(name) if name in order else len(order)):
+        if field in leave_out:
+            continue
         if field == "notes":
             lines.append(_("Notas cambiadas"))
             continue
@@ -299,6 +303,8 @@ def changes_lines(story: Story, people: dict[str, list[str]]) -> list[str]:
 
 
 def in_words(field: str, value: Any) -> str:
+    if field == "party_view":
+        return view_words(value)  # a character's "" is the campaign's: said in words too
     if value is None or value == "":
         return "—"
     if field == "category" and value in Category.values:
@@ -367,7 +373,11 @@ def disease_restored(story: Story) -> tuple[str, list[str]]:
 
 def campaign_edited(story: Story) -> tuple[str, list[str]]:
     gms = {"gm_id": story.details["gms"]} if "gms" in story.details else {}
-    return _("Campaña editada"), changes_lines(story, gms)
+    changes = story.details.get("changes", {})
+    lines = changes_lines(story, gms, leave_out=("party_view",))
+    if "party_view" in changes:
+        lines.append(_("Los jugadores ven de los demás: %(what)s") % {"what": view_words(changes["party_view"][1])})
+    return _("Campaña editada"), lines
 
 
 def check_called(story: Story) -> tuple[str, list[str]]:

@@ -8,13 +8,14 @@ from typing import Any
 
 from django.urls import reverse
 
-from campaigns.access import Audience, characters_seen_by, table_of
-from campaigns.models import Campaign, Event
+from campaigns.access import Audience, characters_seen_by, companions_seen_by, seen_as, table_of
+from campaigns.models import Campaign, Event, PartyView
 from characters.models import Character
 from play.cards import Card, cards_for
 from play.checks import open_calls, pending_lines
-from play.forms import AdvanceForm
+from play.forms import AdvanceForm, PartyViewForm
 from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, Entry, entry_for, names_in, next_page, sheet_log, table_log
+from play.party import companion
 from play.timeline import timeline_for
 from rules.actions import latest_undoable
 
@@ -28,6 +29,7 @@ def table_context(campaign: Campaign) -> dict[str, Any]:
         **log_context(campaign),
         "clock_form": clock_form(campaign, [card.character for card in cards]),
         "calls": open_calls(campaign),
+        "party_view_form": PartyViewForm(campaign=campaign),
     }
 
 
@@ -42,6 +44,7 @@ def changes_context(campaign: Campaign, changed: Iterable[int]) -> dict[str, Any
         **log_context(campaign),
         "clock_form": clock_form(campaign, list(seen)),
         "calls": open_calls(campaign),
+        "party_view_form": PartyViewForm(campaign=campaign),
     }
 
 
@@ -77,15 +80,27 @@ def log_page(entries: list[Entry], length: int, url: str) -> dict[str, Any]:
 
 
 def player_context(campaign: Campaign, audience: Audience) -> dict[str, Any]:
-    """A player's page: their own characters' cards, read only."""
+    """A player's page: their own characters' cards, read only, and their companions."""
     cards = cards_for(campaign, characters_seen_by(audience).select_related("player"))
-    return {"campaign": campaign, "cards": cards, "read_only": True, **my_checks(campaign, audience)}
+    context = {"campaign": campaign, "cards": cards, "read_only": True, **party_context(campaign, audience)}
+    return {**context, **my_checks(campaign, audience)}
 
 
 def my_checks(campaign: Campaign, audience: Audience) -> dict[str, Any]:
     """The checks a player's characters owe, on their page (components/my_checks.html)."""
     own = characters_seen_by(audience).values_list("pk", flat=True)
     return {"my_checks": pending_lines(campaign, own), "where": "page"}
+
+
+def party_context(campaign: Campaign, audience: Audience) -> dict[str, Any]:
+    """A player's companions (components/party.html), each as the party view shows it: for the page and its stream.
+    `campaign` must be fresh: its party view decides."""
+    cards = cards_for(campaign, companions_seen_by(audience).select_related("player"))
+    views = [(card, seen_as(card.character, campaign)) for card in cards]
+    companions = [
+        companion(card.character, card.health, view, card.band) for card, view in views if view != PartyView.HIDDEN
+    ]
+    return {"companions": companions}
 
 
 def sheet_context(campaign: Campaign, card: Card) -> dict[str, Any]:

@@ -20,5 +20,6 @@ urlpatterns = [
     path(CAMPAIGN + "act/answer_check/", views.answer_check, name="answer_check"),
     path(CAMPAIGN + "act/cancel_check/", views.cancel_check, name="cancel_check"),
     path(CAMPAIGN + "act/close/", views.close_form, name="close_form"),
+    path(CAMPAIGN + "party-view/", views.party_view, name="party_view"),
     path(CAMPAIGN + "undo/", views.undo, name="undo"),
 ]

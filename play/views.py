@@ -28,10 +28,12 @@ from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, outcome_lines, sheet_log, tab
 from play.preview import foreseen
 from play.screens import changes_context, log_page, my_checks, player_context, sheet_context, table_context
 from rules import actions
-from rules.forms import digits
+from rules.forms import digits, posted
 from rules.models import CalledCheck
 
 type Initial = dict[str, str | list[str]]
+
+PARTY_VIEW = "partyview"  # the GM's party view control, as the slot an answer closes and focuses
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -198,6 +200,8 @@ def focus_of(slot: str, outcome: actions.Outcome) -> str:
     """Where the keyboard goes after an action: the card acted on, the group buttons, or the duration field."""
     if slot == "advance":
         return "advance-duration"
+    if slot == PARTY_VIEW:
+        return "party_view"
     if slot.isdigit():
         return f"character-{slot}"
     if slot == "checks":
@@ -428,6 +432,28 @@ def cancel_check(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     if not request.htmx:
         return refused_page(request, campaign, access.table_of(campaign), form, errors)
     return owed_checks(request, campaign, access.table_of(campaign), "table", said, status=422)
+
+
+@require_http_methods(["GET", "POST"])
+def party_view(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
+    """What the other players see of the characters, for the whole campaign: the GM's control on the table."""
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    form = forms.PartyViewForm(posted(request), campaign=campaign)
+    if request.method == "POST" and form.is_valid():
+        try:
+            outcome = form.perform(request.user)
+        except actions.ActionError as error:
+            form.refuse(error)
+        else:
+            if not request.htmx:
+                return redirect("campaign", campaign.pk)
+            return render_changes(request, campaign, outcome, PARTY_VIEW)
+    template = "components/party_view_form.html"
+    context = {"campaign": campaign, "form": form, "title": _("Lo que ven los demás jugadores"), "template": template}
+    if not request.htmx:
+        return render(request, "action_page.html", context, status=400 if form.errors else 200)
+    response = render(request, f"{template}#control", context, status=422 if form.errors else 200)
+    return reswap(retarget(response, "#party-view"), "innerHTML")  # inside the form, which stays put
 
 
 @require_GET

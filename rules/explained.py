@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from campaigns.clock import format_duration
 from rules import engine
@@ -53,7 +54,7 @@ def check_anchor(check: str) -> str:
 
 
 def sections() -> list[Section]:
-    return [hit_points(), damage(), checks(), penalties(), exertion(), recovery(), illness(), death()]
+    return [hit_points(), damage(), checks(), penalties(), conditions(), exertion(), recovery(), illness(), death()]
 
 
 def hit_points() -> Section:
@@ -173,6 +174,70 @@ def penalties() -> Section:
         [("penalties-all", _("Una fila que penaliza «todas las tiradas» también cubre las físicas."))],
         [_("PG actuales"), _("Tiradas físicas"), _("Demás tiradas"), _("Tirada de esfuerzo")],
         rows,
+    )
+
+
+# --- a character's condition in one word: what the other players may read of it ---------------------------------------
+# Six words for the seven rows of RULES.md section 4's penalty table, settled for issue 13: Ileso at full PG; Herido
+# with 11 PG or more, short of full (the row without penalties); Malherido on the rows 9–10 and 7–8; Grave on 5–6 and
+# 3–4; Moribundo on 1–2; Muerto at 0 (dead). Read from the engine's rows (engine.penalty_row), so a word can never
+# disagree with the penalty table. Two rows share a word: the word tells no more than it says.
+CONDITIONS = {
+    "unhurt": gettext_lazy("Ileso"),
+    "hurt": gettext_lazy("Herido"),
+    "badly-hurt": gettext_lazy("Malherido"),
+    "grave": gettext_lazy("Grave"),
+    "dying": gettext_lazy("Moribundo"),
+    "dead": gettext_lazy("Muerto"),
+}
+# engine.penalty_row → the word's key; None is the row without penalties (11 PG or more).
+_CONDITION_OF_ROW = {None: "hurt", 10: "badly-hurt", 8: "badly-hurt", 6: "grave", 4: "grave", 2: "dying", 0: "dead"}
+
+
+def condition_of(health: engine.Health) -> str:
+    """The key of the word (CONDITIONS) for a character's health: full PG is Ileso, whatever the CON."""
+    if health.dead:
+        return "dead"
+    if health.pg == health.max_pg:
+        return "unhurt"
+    return _CONDITION_OF_ROW[engine.penalty_row(health.pg)]
+
+
+def condition_anchor(key: str) -> str:
+    return f"condition-{key}"
+
+
+def condition_spans() -> dict[str, str]:
+    """Each word's PG, from the engine: the PG at which each row of the penalty table applies, grouped by word."""
+    found: dict[str, list[int]] = {}
+    pg = 0
+    while engine.penalty_row(pg) is not None:
+        found.setdefault(_CONDITION_OF_ROW[engine.penalty_row(pg)], []).append(pg)
+        pg += 1
+    spans = {"unhurt": _("sus PG máximos"), "hurt": _("%(n)s o más, sin llegar al máximo") % {"n": pg}}
+    for key, values in found.items():
+        low, high = min(values), max(values)
+        spans[key] = str(low) if low == high else f"{low}–{high}"
+    return spans
+
+
+def conditions() -> Section:
+    spans = condition_spans()
+    return Section(
+        "conditions",
+        _("Lo que ven los demás jugadores"),
+        [
+            (
+                "conditions-who",
+                _(
+                    "Cada jugador ve siempre sus personajes completos. De los demás ve lo que decida el Narrador para "
+                    "la campaña o para cada personaje: sus PG exactos, una palabra o nada."
+                ),
+            ),
+            ("conditions-word", _("La palabra sale de los PG actuales, según la tabla de penalizaciones:")),
+        ],
+        [_("Palabra"), _("PG actuales")],
+        [Row(condition_anchor(key), [str(word), spans[key]]) for key, word in CONDITIONS.items()],
     )
 
 

@@ -143,7 +143,7 @@ def full_snapshot(campaign: Campaign) -> dict[str, object]:
     one after undoing everything. The version only grows (it counts changes), so it is left out."""
     characters = Character.everyone.filter(campaign=campaign).order_by("id")
     return {
-        "campaign": Campaign.objects.filter(pk=campaign.pk).values_list("name", "gm", "clock").get(),
+        "campaign": Campaign.objects.filter(pk=campaign.pk).values_list("name", "gm", "clock", "party_view").get(),
         "characters": list(characters.values()),
         "wounds": list(Wound.objects.filter(character__campaign=campaign).order_by("id").values()),
         "illnesses": list(Illness.objects.filter(character__campaign=campaign).order_by("id").values()),

@@ -236,6 +236,7 @@ ROUTES: dict[str, Route] = {
     ),
     "cancel_check": Route(("post",), in_a, data=lambda t: {"checks": [str(t.check.pk)]}, examples=30),
     "close_form": Route(("get",), in_a, query=card, examples=15),
+    "party_view": Route(ACTION, in_a, data=lambda t: {"party_view": "exact"}, examples=40),
     "undo": Route(("post",), in_a, data=lambda t: {"event": str(t.event.pk)}, examples=40),
     "diseases": Route(("get",), in_a, examples=15),
     "disease_create": Route(ACTION, in_a, data=disease, examples=50),
@@ -596,6 +597,10 @@ PROBES: list[tuple[str, Callable[[Table], Data], str | None]] = [
     ("disease_create", lambda t: {"penalty": "-٣"}, "penalty"),
     ("disease_edit", lambda t: {"pg_per_week": "²"}, "pg_per_week"),
     ("campaign_create", lambda t: {"name": "\x00"}, "name"),
+    ("party_view", lambda t: {"party_view": "todo"}, "party_view"),
+    ("party_view", lambda t: {"party_view": "exact\x00"}, "party_view"),
+    ("party_view", lambda t: {"party_view": ""}, "party_view"),
+    ("character_edit", lambda t: {"party_view": "everything"}, "party_view"),
 ]
 
 

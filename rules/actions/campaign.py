@@ -27,13 +27,13 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign, Event, EventKind
+from campaigns.models import Campaign, Event, EventKind, PartyView
 from characters.models import SHEET_RANGES, Character
 from rules import engine, mapping, notify
 from rules.actions.core import ActionError, Actor, checked_name, lock_campaign
 from rules.actions.diseases import NAME_LENGTH as DISEASE_NAME_LENGTH
 from rules.actions.diseases import DiseaseSheet, name_taken
-from rules.actions.sheet import NAME_LENGTH, NOTES_LENGTH, SHEET_FIELDS
+from rules.actions.sheet import CHARACTER_PARTY_VIEWS, NAME_LENGTH, NOTES_LENGTH, SHEET_FIELDS
 from rules.models import (
     PENALTY_MIN,
     PG_PER_WEEK_MAX,
@@ -302,7 +302,12 @@ def export_campaign(campaign: Campaign) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "version": VERSION,
-        "campaign": {"name": campaign.name, "clock": campaign.clock, "created": _stamp(campaign.created)},
+        "campaign": {
+            "name": campaign.name,
+            "clock": campaign.clock,
+            "created": _stamp(campaign.created),
+            "party_view": campaign.party_view,
+        },
         "diseases": [
             {
                 "key": keys["disease"].keys[d.pk],
@@ -324,6 +329,7 @@ def export_campaign(campaign: Campaign) -> dict[str, Any]:
                 "heal_wounds": c.heal_wounds,
                 "weight_kg": c.weight_kg,
                 "notes": c.notes,
+                "party_view": c.party_view,
                 "pg": c.pg,
                 "died_at": c.died_at,
                 "recovery_progress": c.recovery_progress,
@@ -469,11 +475,15 @@ class _Reader:
             problem = _("debe ser un nombre de 1 a %(max)s caracteres.") % {"max": longest}
             raise _refused(self.at(name), problem) from error
 
-    def choice(self, name: str, choices: Iterable[str]) -> str:
+    def choice(self, name: str, choices: Iterable[str], default: str | None = None) -> str:
+        """One of `choices`; a member the document may leave out (one added to the format later) gives `default`."""
+        if default is not None and name not in self.data:
+            return default
         value = self.get(name)
         allowed = list(choices)
         if value not in allowed:
-            raise _refused(self.at(name), _("debe ser uno de: %(choices)s.") % {"choices": ", ".join(allowed)})
+            shown = ", ".join(choice or '""' for choice in allowed)
+            raise _refused(self.at(name), _("debe ser uno de: %(choices)s.") % {"choices": shown})
         return str(value)
 
     def array(self, name: str) -> list[Any]:
@@ -540,7 +550,7 @@ NUMBERS = ("seconds", "turns", "speed_kmh", "height_m", "weight_kg", "difficulty
 CHANGED_FIELDS: dict[str, tuple[str, ...]] = {
     EventKind.CHARACTER_EDITED: SHEET_FIELDS,
     EventKind.DISEASE_EDITED: tuple(field.name for field in fields(DiseaseSheet)),
-    EventKind.CAMPAIGN_EDITED: ("name", "gm_id"),
+    EventKind.CAMPAIGN_EDITED: ("name", "gm_id", "party_view"),
 }
 INVITATION_KINDS = {EventKind.INVITATION_CREATED, EventKind.INVITATION_REVOKED, EventKind.INVITATION_CLAIMED}
 
@@ -624,6 +634,10 @@ def _changed_value(action: str, field: str, value: Any) -> bool:
             return False
     if field == "notes":
         return isinstance(value, str) and len(value) <= NOTES_LENGTH
+    if field == "party_view":
+        # A campaign always has one of its own; a character may also have none (the campaign's).
+        allowed = PartyView.values if action == EventKind.CAMPAIGN_EDITED else CHARACTER_PARTY_VIEWS
+        return isinstance(value, str) and value in allowed
     if field == "category":
         return value in Category.values
     if field == "penalty":
@@ -738,6 +752,7 @@ def import_campaign(document: dict[str, Any], gm: User) -> Campaign:
     name = head.name("name", NAME_LENGTH)
     clock = head.integer("clock", 0, BIGINT)
     created = head.moment("created")
+    party_view = head.choice("party_view", PartyView.values, default=PartyView.BAND)
 
     diseases = top.objects("diseases")
     characters = top.objects("characters")
@@ -754,7 +769,7 @@ def import_campaign(document: dict[str, Any], gm: User) -> Campaign:
 
     _room_for_one_more(gm)
     Disease.objects.ensure_builtin()
-    campaign = Campaign.objects.create(name=name, gm=gm, clock=clock)
+    campaign = Campaign.objects.create(name=name, gm=gm, clock=clock, party_view=party_view)
     Campaign.objects.filter(pk=campaign.pk).update(created=created)
     campaign.created = created
 
@@ -844,6 +859,7 @@ def _character(
         name=reader.name("name", NAME_LENGTH),
         **{field: reader.integer(field, *SHEET_RANGES[field]) for field in SHEET_RANGES},
         notes=reader.text("notes", NOTES_LENGTH),
+        party_view=reader.choice("party_view", CHARACTER_PARTY_VIEWS, default=""),
         pg=reader.integer("pg", 0, engine.max_pg(engine.CON_MAX)),
         died_at=reader.integer("died_at", 0, BIGINT, optional=True),
         recovery_progress=_Reader(reader.get("recovery_progress"), reader.at("recovery_progress")).data,

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign, Event, EventKind, Invitation, Membership
+from campaigns.models import Campaign, Event, EventKind, Invitation, Membership, PartyView
 from characters.models import SHEET_RANGES, Character
 from rules import engine, mapping
 from rules.actions.core import ActionError, Actor, Outcome, checked_name, finish, ids, load, lock_campaign, log
@@ -23,7 +23,8 @@ NOTES_LENGTH = 5000
 
 @dataclass(frozen=True)
 class Sheet:
-    """A character's sheet as the GM writes it: what RULES.md section 1 needs, a weight, notes and its player."""
+    """A character's sheet as the GM writes it: what RULES.md section 1 needs, a weight, notes, its player and what
+    the other players see of it (empty: what the campaign says)."""
 
     name: str
     constitution: int
@@ -32,6 +33,7 @@ class Sheet:
     weight_kg: int = 70
     notes: str = ""
     player_id: int | None = None
+    party_view: str = ""
 
     @classmethod
     def of(cls, character: Character) -> Sheet:
@@ -39,6 +41,8 @@ class Sheet:
 
 
 SHEET_FIELDS = tuple(field.name for field in fields(Sheet))
+# What a character's own party view may be: empty for the campaign's, or one of its own (campaigns.models.PartyView).
+CHARACTER_PARTY_VIEWS = ("", *PartyView.values)
 
 
 def _checked(campaign: Campaign, sheet: Sheet, player_now: int | None = None) -> Sheet:
@@ -50,6 +54,9 @@ def _checked(campaign: Campaign, sheet: Sheet, player_now: int | None = None) ->
         if not low <= getattr(sheet, field) <= high:
             message = _("Debe estar entre %(low)s y %(high)s.") % {"low": low, "high": high}
             raise ActionError(message, field)
+    if sheet.party_view not in CHARACTER_PARTY_VIEWS:
+        message = _("Elige qué ven los demás jugadores: lo que diga la campaña, sus PG exactos, una palabra o nada.")
+        raise ActionError(message, "party_view")
     player = sheet.player_id
     if player is not None and player != player_now and not campaign.memberships.filter(user_id=player).exists():
         raise ActionError(_("Ese jugador no juega en esta campaña: invítalo con un enlace."), "player")
@@ -206,16 +213,34 @@ def claim_invitation(token: str, user: User) -> Outcome:
 
 
 @transaction.atomic
-def edit_campaign(campaign: Campaign | int, *, name: str, gm: User, by: Actor) -> Outcome:
-    """Rename a campaign or give it another GM (a site admin's change): logged and undoable like the rest."""
+def edit_campaign(
+    campaign: Campaign | int,
+    *,
+    by: Actor,
+    name: str | None = None,
+    gm: User | None = None,
+    party_view: str | None = None,
+) -> Outcome:
+    """Rename a campaign or give it another GM (a site admin's change), or choose what each player sees of the other
+    players' characters (`party_view`, a PartyView): logged and undoable like the rest. None leaves a field as it is
+    under the lock (the GM's party view control changes nothing else, even beside an admin's rename)."""
+    if party_view is not None and party_view not in PartyView.values:
+        message = _("Elige qué ven los demás jugadores: sus PG exactos, una palabra o nada.")
+        raise ActionError(message, "party_view")
     campaign = lock_campaign(campaign)
-    name = checked_name(name, NAME_LENGTH)
-    pairs: dict[str, list[Any]] = {"name": [campaign.name, name], "gm_id": [campaign.gm_id, gm.pk]}
+    name = campaign.name if name is None else checked_name(name, NAME_LENGTH)
+    gm = campaign.gm if gm is None else gm
+    party_view = campaign.party_view if party_view is None else party_view
+    pairs: dict[str, list[Any]] = {
+        "name": [campaign.name, name],
+        "gm_id": [campaign.gm_id, gm.pk],
+        "party_view": [campaign.party_view, party_view],
+    }
     changes = {field: pair for field, pair in pairs.items() if pair[0] != pair[1]}
     if not changes:
         return Outcome(None, [])
-    campaign.name, campaign.gm = name, gm
-    campaign.save(update_fields=["name", "gm"])
+    campaign.name, campaign.gm, campaign.party_view = name, gm, party_view
+    campaign.save(update_fields=["name", "gm", "party_view"])
     details: dict[str, Any] = {"changes": changes}
     if "gm_id" in changes:
         details["gms"] = [_player_name(user_id) for user_id in changes["gm_id"]]
@@ -277,4 +302,6 @@ def undo_campaign_edited(campaign: Campaign, event: Event) -> None:
         campaign.name = changes["name"][0]
     if "gm_id" in changes and User.objects.filter(pk=changes["gm_id"][0]).exists():
         campaign.gm_id = changes["gm_id"][0]
-    campaign.save(update_fields=["name", "gm"])
+    if "party_view" in changes:
+        campaign.party_view = changes["party_view"][0]
+    campaign.save(update_fields=["name", "gm", "party_view"])

@@ -132,6 +132,15 @@
     return element !== null;
   }
 
+  // Enter in a select that asks for it sends its form, as Enter in a text field does (a select alone does not).
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.altKey || event.ctrlKey || event.metaKey) return;
+    const select = event.target.closest && event.target.closest("select[data-enter-submits]");
+    if (!select || !select.form) return;
+    event.preventDefault();
+    select.form.requestSubmit();
+  });
+
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     const focused = event.target.closest && event.target.closest("form.action-form");

@@ -26,8 +26,8 @@ from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-GM_TABLE = ["#cards", ".clock", "#resting", "#undo-button", "aside.log ol.entries"]
-PLAYER_PAGE = ["#cards", "[sse-swap=clock]"]
+GM_TABLE = ["#cards", ".clock", "#resting", "#party-view", "#undo-button", "aside.log ol.entries"]
+PLAYER_PAGE = ["#cards", "[sse-swap=clock]", "#party"]
 SHEET = [".sheet-state", "[sse-swap=clock]"]
 STALE = "La mesa ha cambiado desde que abriste este formulario: revisa las opciones y vuelve a enviarlo."
 
@@ -245,6 +245,17 @@ def test_every_action_reaches_every_open_screen_as_a_fresh_load_shows_it(screens
     page.get_by_role("button", name="Deshacer: ", exact=False).click()
     expect(card(page, "Sibila")).to_have_count(1)
     screens.check("undoing the removal")
+
+    # What the players see of one another: the GM's control, and its undo.
+    page.get_by_label("Los jugadores ven de los demás").select_option(label="sus PG exactos")
+    page.locator("#form-partyview").get_by_role("button", name="Guardar").click()
+    expect(page.locator("aside.log")).to_contain_text("Los jugadores ven de los demás: sus PG exactos")
+    settled(page)
+    screens.check("the party view")  # the player's companions show their PG; tab B's control says so
+    page.get_by_role("button", name="Deshacer: Campaña editada").click()
+    expect(page.get_by_label("Los jugadores ven de los demás")).to_have_value("band")
+    settled(page)
+    screens.check("undoing the party view")
 
     # An invitation link for Hermano Tomás, then revoked.
     card(page, "Hermano Tomás").get_by_role("button", name="Invitar").click()

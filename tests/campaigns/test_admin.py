@@ -28,6 +28,7 @@ def campaign_form(world: World, **changes) -> dict[str, object]:
     data: dict[str, object] = {
         "name": world.campaign_a.name,
         "gm": world.campaign_a.gm_id,
+        "party_view": world.campaign_a.party_view,
         "memberships-TOTAL_FORMS": len(members),
         "memberships-INITIAL_FORMS": len(members),
         "memberships-MIN_NUM_FORMS": 0,
@@ -56,6 +57,20 @@ def test_a_campaign_changed_in_the_admin_is_a_logged_undoable_edit(world: World,
     actions.undo(campaign, by=world.gm_b, event=event)
     campaign.refresh_from_db()
     assert (campaign.name, campaign.gm) == ("A", world.gm_a)
+
+
+def test_the_party_view_changed_in_the_admin_is_a_logged_undoable_edit(world: World, admin, admin_client):
+    url = f"/admin/campaigns/campaign/{world.campaign_a.pk}/change/"
+    assert admin_client.post(url, campaign_form(world, party_view="hidden")).status_code == 302
+    campaign = Campaign.objects.get(pk=world.campaign_a.pk)
+    assert campaign.party_view == "hidden"
+    event = Event.objects.get(campaign=campaign)
+    assert event.details["changes"] == {"party_view": ["band", "hidden"]}
+    response = admin_client.post(url, campaign_form(world, party_view="todo"))
+    assert response.status_code == 200 and "errorlist" in response.content.decode()  # the admin's own refusal
+    assert Campaign.objects.get(pk=campaign.pk).party_view == "hidden" and Event.objects.count() == 1
+    actions.undo(campaign, by=world.gm_a, event=event)
+    assert Campaign.objects.get(pk=campaign.pk).party_view == "band"
 
 
 def test_saving_an_unchanged_campaign_logs_nothing(world: World, admin_client):

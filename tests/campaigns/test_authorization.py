@@ -90,6 +90,7 @@ MATRIX = {
         only({"gm_a": 400, "player_a": 400, "player_a2": 400}),
     ),
     "cancel_check": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 400})),
+    "party_view": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "undo": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 302})),
     "diseases": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "disease_create": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),

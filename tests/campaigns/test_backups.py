@@ -74,11 +74,13 @@ def long_history() -> Campaign:
     carla = make_user("carla")
     actions.claim_invitation(Invitation.objects.get(character=sibila).token, carla)
     actions.edit_character(campaign, sibila, actions.Sheet("Sibila", 6, 4, 2, 55, "Tiene jugadora.", None), by=gm)
+    hidden = actions.Sheet(**{**vars(actions.Sheet.of(named(campaign, "Borin"))), "party_view": "hidden"})
+    actions.edit_character(campaign, borin, hidden, by=gm)  # his player alone sees him
     actions.apply_damage(campaign, [sibila], Attack(amount=1000), by=gm)  # dies
     actions.apply_damage(campaign, [aldara, borin], Gas(turns=2), by=gm)
     actions.undo(campaign, by=gm)
     actions.remove_character(campaign, tomas, by=gm)
-    actions.edit_campaign(campaign, name="La Cripta de Hielo (II)", gm=gm, by=gm)
+    actions.edit_campaign(campaign, name="La Cripta de Hielo (II)", gm=gm, party_view="exact", by=gm)
     actions.advance_clock(campaign, 2 * engine.YEAR + 5 * engine.DAY + 17, by=gm)
     del swamp
     return Campaign.objects.get(pk=campaign.pk)
@@ -122,6 +124,27 @@ def test_export_import_export_gives_the_same_document(db):
     assert log_mismatches(restored) == []
     third = actions.import_campaign(second, campaign.gm)
     assert through_json(actions.export_campaign(third)) == second
+
+
+def test_the_party_views_travel(db):
+    """The campaign's party view and each character's own go with the campaign; a document from before they existed
+    imports with the defaults (a word for everyone)."""
+    campaign = long_history()
+    document = through_json(actions.export_campaign(campaign))
+    assert document["campaign"]["party_view"] == "exact"
+    views = {c["name"]: c["party_view"] for c in document["characters"]}
+    assert views == {"Aldara": "", "Borin": "hidden", "Sibila": "", "Hermano Tomás": ""}
+    restored = actions.import_campaign(document, campaign.gm)
+    assert restored.party_view == "exact" and named(restored, "Borin").party_view == "hidden"
+    edit = restored.events.filter(action="campaign_edited").latest("id")
+    assert edit.details["changes"]["party_view"] == ["band", "exact"]
+    older = copy.deepcopy(document)
+    del older["campaign"]["party_view"]
+    for character in older["characters"]:
+        del character["party_view"]
+    restored = actions.import_campaign(older, campaign.gm)
+    assert restored.party_view == "band"
+    assert set(Character.everyone.filter(campaign=restored).values_list("party_view", flat=True)) == {""}
 
 
 def test_accounts_do_not_travel(db):
@@ -208,6 +231,7 @@ def test_an_imported_campaign_plays_on(db):
     actions.undo(restored, by=gm)
     restored.refresh_from_db()
     assert restored.name == DEMO and named(restored, "Hermano Tomás").removed is False
+    assert restored.party_view == "band" and named(restored, "Borin").party_view == "hidden"
     assert log_mismatches(restored) == []
     assert client_for(gm).get(reverse("campaign", args=[restored.pk])).status_code == 200
 
@@ -330,6 +354,19 @@ TAMPERED: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     ),
     "an undo of an event not in the file": changed(lambda d: first_event(d, "undo")["details"].update(event="e999")),
     "an account id": changed(lambda d: first_event(d, "campaign_edited")["details"]["changes"].update(gm_id=[1, 2])),
+    "an unknown party view": changed(lambda d: d["campaign"].update(party_view="everything")),
+    "no party view for the campaign": changed(lambda d: d["campaign"].update(party_view="")),
+    "a character's unknown party view": changed(lambda d: alive(d).update(party_view="secret")),
+    "a party view that is no text": changed(lambda d: alive(d).update(party_view=None)),
+    "a campaign edit back to an unknown party view": changed(
+        lambda d: first_event(d, "campaign_edited")["details"]["changes"].update(party_view=["todo", "exact"])
+    ),
+    "a campaign edit back to no party view": changed(
+        lambda d: first_event(d, "campaign_edited")["details"]["changes"].update(party_view=["", "exact"])
+    ),
+    "a sheet edit back to an unknown party view": changed(
+        lambda d: first_event(d, "character_edited")["details"]["changes"].update(party_view=[["band"], "hidden"])
+    ),
     "an unknown event kind": changed(lambda d: d["events"][0].update(action="resurrect")),
     "an advance without its duration": changed(lambda d: first_event(d, "advance")["details"].pop("seconds")),
     "a state with CON 0": changed(

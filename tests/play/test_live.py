@@ -127,10 +127,14 @@ def test_a_player_stream_carries_only_their_own_character(world: World, server):
         # once this one has arrived, everything sent for the ones before it has arrived too.
         actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=2), by=world.gm_a)
         player.wait_for(f"sheet-{world.char_a1.pk}", pg_text(75, 80))
-        everything = "\n".join(player.raw)
+        # The others' cards, sheets and actions never come; they are only companions, as a word (the campaign's
+        # party view: tests/play/test_party.py tries them all).
+        everything = "\n".join(raw for raw in player.raw if not raw.startswith("party\n"))
         others = (world.char_a2, world.npc_a)
         assert not any(f'id="character-{c.pk}"' in everything or f"sheet-{c.pk}" in everything for c in others)
         assert "Borin" not in everything and "Tomás" not in everything and "/act/" not in everything
+        party = player.wait_for("party", "Herido")
+        assert "Borin" in party and "Tomás" in party and "PG" not in party and "/act/" not in party
         assert not any(event == "log" for event, _data in player.received)  # the GM's log stays with the GM
     finally:
         player.close()
@@ -354,4 +358,40 @@ def test_a_change_sends_only_the_cards_it_changed_unless_the_characters_shown_ch
     text, shown = render_fragments(
         player, "http://mesa", "es", (world.char_a1.pk, world.char_a2.pk), frozenset({world.char_a1.pk})
     )
-    assert shown == {world.char_a1.pk} and f"event: card-{world.char_a1.pk}\n" in text and "Borin" not in text
+    assert shown == {world.char_a1.pk} and f"event: card-{world.char_a1.pk}\n" in text
+    events = text.split("\n\n")
+    assert not any("Borin" in event for event in events if not event.startswith("event: party\n"))
+
+
+def test_a_change_of_the_party_view_reaches_the_players_companions(world: World, server):
+    """An edit of the campaign is an event about no character: each player's companions are drawn again all the
+    same, as a word, as PG or not at all."""
+    player = Listener(server, stream_path(world), world.player_a)
+
+    def next_party(change) -> str:
+        """The companions the player is sent after this change."""
+        before = len(player.received)
+        change()
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            sent = [data for event, data in player.received[before:] if event == "party"]
+            if sent:
+                return sent[-1]
+            time.sleep(0.05)
+        raise AssertionError(f"no companions sent; got {player.raw[-3:]}")
+
+    def view(party_view: str):
+        return lambda: actions.edit_campaign(world.campaign_a, name="A", gm=world.gm_a, party_view=party_view, by=None)
+
+    try:
+        player.wait_for("party", "Borin")
+        hurt = next_party(lambda: actions.apply_damage(world.campaign_a, [world.char_a2], Attack(amount=20), by=None))
+        assert "Borin" in hurt and "Herido" in hurt and "100" not in hurt
+        exact = next_party(view("exact"))
+        assert "PG 100/120" in exact and "Herido" not in exact
+        hidden = next_party(view("hidden"))
+        assert "Borin" not in hidden and "Tomás" not in hidden and "No ves a ningún otro personaje" in hidden
+        assert "PG 100/120" in next_party(lambda: actions.undo(world.campaign_a, by=world.gm_a))
+        assert not any(event == "party-view" for event, _data in player.received)  # the GM's control stays theirs
+    finally:
+        player.close()

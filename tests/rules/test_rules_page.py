@@ -5,6 +5,7 @@ import re
 
 import pytest
 from django.urls import reverse
+from django.utils import translation
 
 from rules import engine, explained
 from rules.models import BUILTIN_DISEASES
@@ -68,3 +69,62 @@ def test_in_english(client, db):
     assert row_cells(page, "recovery-attack")[1:] == ["1 day", "12 h", "only while resting"]
     assert row_cells(page, "penalty-none")[0] == "11 or more"
     assert "Hit points" in page
+
+
+# --- the band words: what the other players read of a character (issue 13) --------------------------------------------
+
+SETTLED = {  # PG → word, issue 13's reading of RULES.md section 4 (full PG is Ileso whatever the CON)
+    0: "dead",
+    1: "dying",
+    2: "dying",
+    3: "grave",
+    6: "grave",
+    7: "badly-hurt",
+    10: "badly-hurt",
+    11: "hurt",
+    79: "hurt",
+    80: "unhurt",
+}
+
+
+def health_at(constitution: int, pg: int) -> engine.Health:
+    health = engine.Health(constitution)
+    lost = health.max_pg - pg
+    return engine.Health(constitution, wounds=(engine.Wound("attack", lost),) if lost else (), now=0)
+
+
+@pytest.mark.parametrize(("pg", "key"), SETTLED.items())
+def test_the_word_for_each_pg(pg: int, key: str):
+    assert explained.condition_of(health_at(8, pg)) == key
+
+
+def test_every_pg_has_the_word_of_its_row_of_the_penalty_table():
+    """Two rows share a word, and a word never spans two different penalties of one row."""
+    for constitution in (1, 2, 8, 30):
+        top = engine.max_pg(constitution)
+        for pg in range(top + 1):
+            key = explained.condition_of(health_at(constitution, pg))
+            if pg == 0:
+                assert key == "dead"
+            elif pg == top:
+                assert key == "unhurt"
+            else:
+                row = engine.penalty_row(pg)
+                words = {None: "hurt", 10: "badly-hurt", 8: "badly-hurt", 6: "grave", 4: "grave", 2: "dying"}
+                assert key == words[row], (constitution, pg)
+    died = engine.Health(8, died_at=5)
+    assert explained.condition_of(died) == "dead"
+
+
+def test_the_words_on_the_rules_page(page, client):
+    assert row_cells(page, "condition-unhurt") == ["Ileso", "sus PG máximos"]
+    assert row_cells(page, "condition-hurt") == ["Herido", "11 o más, sin llegar al máximo"]
+    assert row_cells(page, "condition-badly-hurt") == ["Malherido", "7–10"]
+    assert row_cells(page, "condition-grave") == ["Grave", "3–6"]
+    assert row_cells(page, "condition-dying") == ["Moribundo", "1–2"]
+    assert row_cells(page, "condition-dead") == ["Muerto", "0"]
+    assert 'href="#conditions"' in page  # in the table of contents
+    client.post(reverse("set_language"), {"language": "en", "next": "/"})
+    english = client.get(reverse("rules")).content.decode()
+    with translation.override("en"):
+        assert f'<th scope="row">{explained.CONDITIONS["grave"]}</th>' in english

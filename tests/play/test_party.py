@@ -1,0 +1,364 @@
+"""Issue 13, part 3: what a player sees of their companions, as the GM sets it per campaign and per character. The
+filtering is on the server: the bytes of a player's page and stream carry exactly what the party view allows."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from django.db import connection
+from django.urls import reverse
+
+from campaigns import access
+from campaigns.models import Campaign, Event, PartyView
+from characters.models import Character
+from play.live import render_fragments
+from play.log import table_log
+from rules import actions
+from rules.damage import Attack, Fall, Gas
+from rules.models import Disease
+from tests.helpers import HTMX, World, client_for, plague, reload, snapshot
+
+SITE = "http://mesa"
+TOKEN = re.compile(r"[A-Za-z0-9]{64}")  # CSRF tokens: random letters and digits, which could hold any number
+
+
+@dataclass
+class Party:
+    """player_a plays Aldara; player_a2's Borin is hurt; Tomás (an NPC) is hurt and ill, and shows his exact PG
+    whatever the campaign says; Nyx (an NPC) is kept secret."""
+
+    world: World
+    aldara: Character
+    borin: Character
+    tomas: Character
+    nyx: Character
+
+
+def make_party(world: World) -> Party:
+    gm, campaign = world.gm_a, world.campaign_a
+    Disease.objects.ensure_builtin()  # a transactional test starts without them
+    nyx = actions.add_character(campaign, actions.Sheet("Nyx la Sombra", 4, party_view="hidden"), by=gm).characters[0]
+    tomas = Character.objects.get(pk=world.npc_a.pk)
+    actions.edit_character(campaign, tomas, actions.Sheet("Tomás", 5, party_view="exact"), by=gm)
+    actions.apply_damage(campaign, [world.char_a1], Gas(turns=11), by=gm)  # Aldara: 69/80
+    actions.apply_damage(campaign, [world.char_a2], Attack(amount=23), by=gm)  # Borin: 97/120
+    actions.expose(campaign, [tomas], plague(), dice_by_character={tomas.pk: 1}, by=gm)  # 1 + CON 5 < 12: ill
+    actions.apply_damage(campaign, [tomas], Attack(amount=27), by=gm)  # Tomás: 23/50
+    actions.apply_damage(campaign, [nyx], Attack(amount=9), by=gm)  # Nyx: 31/40
+    return Party(world, reload(world.char_a1), reload(world.char_a2), reload(tomas), reload(nyx))
+
+
+@pytest.fixture
+def party(world: World) -> Party:
+    return make_party(world)
+
+
+def set_campaign_view(world: World, view: str) -> None:
+    campaign = Campaign.objects.get(pk=world.campaign_a.pk)
+    actions.edit_campaign(campaign, name=campaign.name, gm=campaign.gm, party_view=view, by=world.gm_a)
+
+
+def on_a_thread[T](function: Callable[[], T]) -> T:
+    """Run it on a thread of its own, with its own database connection: for the tests that commit (transaction=True),
+    which the full suite runs after the browser tests, whose Playwright event loop stays on this thread (the test
+    client refuses to run under an event loop)."""
+    result: list[T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(function())
+        except BaseException as error:  # reported to the test
+            errors.append(error)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+    return result[0]
+
+
+def page_of(user, campaign: Campaign) -> str:
+    response = client_for(user).get(reverse("campaign", args=[campaign.pk]))
+    assert response.status_code == 200
+    return TOKEN.sub("TOKEN", response.content.decode())
+
+
+def events_of(stream: str) -> dict[str, str]:
+    """An SSE message as {event: its data}."""
+    found = {}
+    for block in stream.split("\n\n"):
+        lines = block.split("\n")
+        if lines[0].startswith("event: "):
+            found[lines[0].removeprefix("event: ")] = "\n".join(line.removeprefix("data: ") for line in lines[1:])
+    return found
+
+
+def party_section(page: str) -> str:
+    match = re.search(r'<div id="party" sse-swap="party">(.*?)</div>\s*</section>', page, re.S)
+    assert match, "no companions on the page"
+    return match.group(1)
+
+
+def what_player_a_may_read(text: str, view: str, party: Party) -> None:
+    """Player A's bytes (a page or a stream) under the campaign's party view `view`."""
+    # Their own character, in full, always.
+    assert "Aldara" in text and "Gases nocivos" in text
+    # Borin follows the campaign: his PG only when exact, the word only as a word, nothing at all when hidden.
+    assert ("Borin" in text) == (view != PartyView.HIDDEN)
+    assert ("PG 97/120" in text) == (view == PartyView.EXACT)
+    assert ("Herido" in text) == (view == PartyView.BAND)
+    assert "/120" not in text.replace("PG 97/120", "") and "97 / 120" not in text
+    # Tomás shows his exact PG whatever the campaign says; Nyx is never named, nor her PG shown.
+    assert "Tomás" in text and "PG 23/50" in text
+    assert "Nyx" not in text and "31/40" not in text
+    # No wound or illness of anyone else, no sheet or action of theirs.
+    assert "Peste" not in text and "Ataque físico" not in text
+    for other in (party.borin.pk, party.tomas.pk, party.nyx.pk):
+        assert f"/characters/{other}/" not in text and f"character-{other}" not in text and f"sheet-{other}" not in text
+
+
+def no_finer_detail(fragment: str) -> None:
+    """The companions' fragment tells nothing the words and numbers shown do not: no class of a penalty row but on the
+    bar beside an exact PG, no title, label or data attribute, no link but to the rules page."""
+    for item in re.findall(r'<li class="companion">.*?</li>', fragment, re.S):
+        assert ("band-" in item) <= bool(re.search(r"PG \d+/\d+.*progress class=\"pg-bar band-", item, re.S)), item
+    assert "title=" not in fragment and "data-" not in fragment
+    assert "aria-label" not in fragment and "/characters/" not in fragment and "/act/" not in fragment
+    assert all(link.startswith("/rules/#condition-") for link in re.findall(r'href="([^"]*)"', fragment))
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("view", PartyView.values)
+def test_a_players_page_and_stream_carry_exactly_what_the_party_view_allows(world: World, view: str):
+    party = make_party(world)
+    set_campaign_view(party.world, view)
+    campaign = Campaign.objects.get(pk=world.campaign_a.pk)
+
+    page = on_a_thread(lambda: page_of(world.player_a, campaign))
+    what_player_a_may_read(page, view, party)
+    no_finer_detail(party_section(page))
+    # The other player sees Aldara the same way, and their own Borin in full.
+    other = on_a_thread(lambda: page_of(world.player_a2, campaign))
+    assert ("PG 69/80" in other) == (view == PartyView.EXACT) and "Ataque físico" in other and "Nyx" not in other
+
+    audience = access.audience_of(world.player_a, campaign)
+    drawn = render_fragments(audience, SITE, "es")
+    assert drawn is not None
+    full, shown = drawn
+    what_player_a_may_read(full, view, party)
+    events = events_of(full)
+    no_finer_detail(events["party"])
+    assert party_section(page).strip() == events["party"].strip()  # live equals reload
+
+    # A change to Borin alone reaches player A as their companions, drawn again, and as nothing else.
+    actions.apply_damage(campaign, [party.borin], Attack(amount=90), by=world.gm_a)  # 7/120: Malherido
+    drawn = render_fragments(audience, SITE, "es", (party.borin.pk,), shown)
+    assert drawn is not None
+    changed = TOKEN.sub("TOKEN", drawn[0])
+    assert set(events_of(changed)) == {"clock", "party", "checks"}  # checks: their own, none here
+    assert ("PG 7/120" in changed) == (view == PartyView.EXACT)
+    assert ("Malherido" in changed) == (view == PartyView.BAND)
+    assert ("Borin" in changed) == (view != PartyView.HIDDEN)
+    assert "Nyx" not in changed and "Peste" not in changed and "PG 23/50" in changed
+    no_finer_detail(events_of(changed)["party"])
+    # Borin's 7 PG is the row of 7–8, which shares "Malherido" with 9–10: as a word, nothing tells them apart.
+    assert ("band-8" in changed) == (view == PartyView.EXACT)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_campaign_edit_changes_the_companions_in_the_players_streams(world: World):
+    party = make_party(world)
+    audience = access.audience_of(world.player_a, world.campaign_a)
+    drawn = render_fragments(audience, SITE, "es")
+    assert drawn is not None and "Herido" in drawn[0]
+    set_campaign_view(party.world, PartyView.EXACT)  # an event about no character: it changes what each player reads
+    event = Event.objects.latest("id")
+    assert event.characters == []
+    drawn = render_fragments(audience, SITE, "es", tuple(event.characters), drawn[1])
+    assert drawn is not None
+    assert "PG 97/120" in events_of(drawn[0])["party"] and "Herido" not in drawn[0]
+    # The GM's screens get their control drawn again, with the new choice.
+    gm = render_fragments(access.audience_of(world.gm_a, world.campaign_a), SITE, "es", (), None)
+    assert gm is not None
+    control = events_of(gm[0])["party-view"]
+    assert '<option value="exact" selected>' in control and "party" not in events_of(gm[0])
+
+
+def test_removed_characters_and_the_gm_have_no_companions(party: Party):
+    world = party.world
+    actions.remove_character(world.campaign_a, party.borin, by=world.gm_a)
+    seen = access.companions_seen_by(access.audience_of(world.player_a, world.campaign_a))
+    assert list(seen) == [party.tomas]
+    assert not access.companions_seen_by(access.audience_of(world.gm_a, world.campaign_a)).exists()
+    # A member who plays no character here any more sees no companions (nor may they watch the stream).
+    actions.edit_character(world.campaign_a, party.aldara, actions.Sheet("Aldara", 8), by=world.gm_a)
+    assert not access.companions_seen_by(access.audience_of(world.player_a, world.campaign_a)).exists()
+    assert "Tomás" not in page_of(world.player_a, world.campaign_a)
+
+
+def test_a_character_override_wins_over_the_campaign(party: Party):
+    world = party.world
+    set_campaign_view(party.world, PartyView.HIDDEN)
+    page = page_of(world.player_a, world.campaign_a)
+    assert "Borin" not in page and "PG 23/50" in page
+    actions.edit_character(world.campaign_a, party.borin, actions.Sheet("Borin", 12, party_view="band"), by=world.gm_a)
+    page = page_of(world.player_a, world.campaign_a)
+    assert "Borin" in page and "Herido" in page and "97/120" not in page
+
+
+# --- the write path --------------------------------------------------------------------------------------------------
+
+
+def test_edit_campaign_logs_the_party_view_and_undo_puts_it_back(world: World):
+    campaign = world.campaign_a
+    outcome = actions.edit_campaign(campaign, name="A", gm=world.gm_a, party_view="exact", by=world.gm_a)
+    assert outcome.event is not None and outcome.event.details["changes"] == {"party_view": ["band", "exact"]}
+    assert Campaign.objects.get(pk=campaign.pk).party_view == "exact"
+    [entry] = table_log(campaign)[:1]
+    assert entry.title == "Campaña editada" and entry.lines == ["Los jugadores ven de los demás: sus PG exactos"]
+    # None leaves it as it is; the same value changes nothing and logs nothing
+    assert actions.edit_campaign(campaign, name="A", gm=world.gm_a, by=world.gm_a).event is None
+    assert actions.edit_campaign(campaign, name="A", gm=world.gm_a, party_view="exact", by=world.gm_a).event is None
+    actions.undo(campaign, by=world.gm_a)
+    assert Campaign.objects.get(pk=campaign.pk).party_view == "band"
+    # with a rename at once: both come back
+    actions.edit_campaign(campaign, name="B2", gm=world.gm_a, party_view="hidden", by=world.gm_a)
+    assert table_log(campaign)[0].lines == ["Nombre: A → B2", "Los jugadores ven de los demás: nada"]
+    actions.undo(campaign, by=world.gm_a)
+    assert Campaign.objects.filter(pk=campaign.pk).values_list("name", "party_view").get() == ("A", "band")
+
+
+@pytest.mark.parametrize("bad", ["", "all", "EXACT", "exact ", "\x00", "nada"])
+def test_edit_campaign_refuses_an_unknown_party_view_and_writes_nothing(world: World, bad: str):
+    before = (snapshot(), list(Campaign.objects.values_list("name", "party_view")))
+    with pytest.raises(actions.ActionError) as refused:
+        actions.edit_campaign(world.campaign_a, name="Otro", gm=world.gm_a, party_view=bad, by=world.gm_a)
+    assert refused.value.field == "party_view" and "una palabra" in refused.value.message
+    assert (snapshot(), list(Campaign.objects.values_list("name", "party_view"))) == before
+
+
+def test_a_characters_party_view_is_part_of_its_sheet(world: World):
+    sheet = actions.Sheet.of(world.char_a2)
+    assert sheet.party_view == ""
+    hidden = actions.Sheet(**{**vars(sheet), "party_view": "hidden"})
+    outcome = actions.edit_character(world.campaign_a, world.char_a2, hidden, by=world.gm_a)
+    assert outcome.event is not None and outcome.event.details["changes"] == {"party_view": ["", "hidden"]}
+    assert reload(world.char_a2).party_view == "hidden"
+    assert table_log(world.campaign_a)[0].lines == ["Lo que ven los demás jugadores: lo que diga la campaña → nada"]
+    actions.undo(world.campaign_a, by=world.gm_a)
+    assert reload(world.char_a2).party_view == ""
+    before = snapshot()
+    for bad in ("secret", "HIDDEN", "\x00"):
+        with pytest.raises(actions.ActionError) as refused:
+            actions.edit_character(world.campaign_a, world.char_a2, actions.Sheet("Borin", 12, party_view=bad), by=None)
+        assert refused.value.field == "party_view"
+        with pytest.raises(actions.ActionError):
+            actions.add_character(world.campaign_a, actions.Sheet("Eira", 9, party_view=bad), by=None)
+    assert snapshot() == before
+
+
+def test_the_gm_sets_a_characters_party_view_on_its_form(world: World):
+    url = reverse("character_edit", args=[world.campaign_a.pk, world.npc_a.pk])
+    form = client_for(world.gm_a).get(url).content.decode()
+    select = re.search(r'<select name="party_view"[^>]*>(.*?)</select>', form, re.S)
+    assert select and "Lo que ven los demás jugadores" in form
+    assert re.findall(r'<option value="([^"]*)"', select.group(1)) == ["", "exact", "band", "hidden"]
+    assert "lo que diga la campaña" in select.group(1).split("</option>")[0]
+    data = {"name": "Tomás", "constitution": "5", "jump": "0", "heal_wounds": "0", "weight_kg": "70", "notes": ""}
+    assert client_for(world.gm_a).post(url, {**data, "party_view": "hidden"}).status_code == 302
+    assert reload(world.npc_a).party_view == "hidden"
+    refused = client_for(world.gm_a).post(url, {**data, "party_view": "todo"})
+    assert refused.status_code == 400 and "errorlist" in refused.content.decode()
+    assert reload(world.npc_a).party_view == "hidden"
+    # the GM's card says so
+    table = client_for(world.gm_a).get(reverse("campaign", args=[world.campaign_a.pk])).content.decode()
+    assert "Los demás jugadores ven: nada" in table
+
+
+# --- the GM's control ------------------------------------------------------------------------------------------------
+
+
+def party_view_url(world: World) -> str:
+    return reverse("party_view", args=[world.campaign_a.pk])
+
+
+def test_the_gm_switches_the_party_view_from_the_table(world: World):
+    table = client_for(world.gm_a).get(reverse("campaign", args=[world.campaign_a.pk])).content.decode()
+    assert 'id="form-partyview"' in table and '<option value="band" selected>' in table
+    response = client_for(world.gm_a).post(party_view_url(world), {"party_view": "exact"}, **HTMX)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'hx-swap-oob="innerHTML:#party-view"' in html and '<option value="exact" selected>' in html
+    assert "Los jugadores ven de los demás: sus PG exactos" in html  # the log, out of band
+    assert '"twelveplus:focus": {"value": "party_view"}' in response["HX-Trigger-After-Settle"]
+    assert Campaign.objects.get(pk=world.campaign_a.pk).party_view == "exact"
+    # without htmx: a plain form that redirects to the table
+    response = client_for(world.gm_a).post(party_view_url(world), {"party_view": "hidden"})
+    assert response.status_code == 302 and response["Location"] == reverse("campaign", args=[world.campaign_a.pk])
+    assert Campaign.objects.get(pk=world.campaign_a.pk).party_view == "hidden"
+
+
+@pytest.mark.parametrize("htmx", [True, False])
+@pytest.mark.parametrize("bad", [{"party_view": "todo"}, {"party_view": "exact\x00"}, {}, {"party_view": ["a", "b"]}])
+def test_a_forged_party_view_is_refused_with_a_message(world: World, bad: dict, htmx: bool):
+    before = (snapshot(), Campaign.objects.get(pk=world.campaign_a.pk).party_view)
+    response = client_for(world.gm_a).post(party_view_url(world), bad, **(HTMX if htmx else {}))
+    assert response.status_code == (422 if htmx else 400)
+    assert "errorlist" in response.content.decode()
+    assert (snapshot(), Campaign.objects.get(pk=world.campaign_a.pk).party_view) == before
+
+
+def test_only_the_gm_sets_the_party_view(world: World):
+    for user in (world.player_a, world.gm_b, world.outsider):
+        assert client_for(user).post(party_view_url(world), {"party_view": "exact"}).status_code == 404
+    assert Campaign.objects.get(pk=world.campaign_a.pk).party_view == "band" and not Event.objects.exists()
+
+
+# --- a player's own sheet ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_players_sheet_words_only_their_own_lines_of_a_group_event(world: World):
+    """A fall or an exposure of several characters words each one's roll and PG in one entry: a player's sheet (page,
+    older pages and stream) shows only their own lines, whatever the party view."""
+    gm, campaign = world.gm_a, world.campaign_a
+    Disease.objects.ensure_builtin()
+    set_campaign_view(world, PartyView.HIDDEN)
+    group = [world.char_a1, world.char_a2, world.npc_a]
+    dice = {c.pk: 1 for c in group}
+    actions.apply_damage(campaign, group, Fall(height_m=9, difficulty=30, dice=dice), by=gm)
+    actions.expose(campaign, group, plague(), dice_by_character=dice, by=gm)
+    actions.apply_damage(campaign, group, Gas(turns=2), by=gm)
+    actions.undo(campaign, by=gm)
+    borin, tomas = reload(world.char_a2), reload(world.npc_a)
+    sheet_url = reverse("character", args=[campaign.pk, world.char_a1.pk])
+    log_url = reverse("character_log", args=[campaign.pk, world.char_a1.pk])
+    texts = [
+        on_a_thread(lambda url=url: client_for(world.player_a).get(url).content.decode())
+        for url in (sheet_url, log_url)
+    ]
+    drawn = render_fragments(access.audience_of(world.player_a, campaign), SITE, "es")
+    assert drawn is not None
+    texts.append(events_of(drawn[0])[f"sheet-{world.char_a1.pk}"])
+    for text in texts:
+        assert "Aldara — caída" in text and "Aldara — resistencia" in text and "Aldara pierde" in text
+        assert "Borin" not in text and "Tomás" not in text and not re.search(r"#\d", text)  # no other, even unnamed
+        assert f"{borin.max_pg} →" not in text and f"{tomas.max_pg} →" not in text
+    # the GM's table words everyone's lines
+    table = on_a_thread(lambda: client_for(gm).get(reverse("campaign", args=[campaign.pk])).content.decode())
+    assert "Borin — caída" in table and "Tomás — resistencia" in table
+
+
+def test_a_companions_word_links_to_its_line_of_the_rules(party: Party, client):
+    page = page_of(party.world.player_a, party.world.campaign_a)
+    assert '<a class="companion-state condition condition-hurt" href="/rules/#condition-hurt">Herido</a>' in page
+    rules = client.get(reverse("rules")).content.decode()
+    assert 'id="condition-hurt"' in rules
