@@ -4,7 +4,6 @@ GM answers for an NPC, lets the server roll, cancels one. In English on a phone 
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from playwright.sync_api import Browser, expect
 
 from campaigns.models import Campaign
@@ -12,31 +11,21 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack
 from rules.models import CalledCheck
-from tests.helpers import card, log_in, screenshot, settled, watch_errors
+from tests.helpers import card, screenshot, settled, sign_in, watch_errors
 from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def real_passwords(*people: str) -> None:
-    """The server process uses the real password hasher, not the tests' fast one."""
-    for username in people:
-        password = f"cripta-{username}"
-        get_user_model().objects.filter(username=username).update(
-            password=PBKDF2PasswordHasher().encode(password, PBKDF2PasswordHasher().salt())
-        )
-
-
 def test_a_fall_called_by_the_gm_is_rolled_on_the_players_phone(browser: Browser, demo: Campaign):
-    real_passwords("narrador", "ana")
     aldara = Character.objects.get(name="Aldara")
     gm_context = browser.new_context(locale="es-ES", viewport={"width": 1280, "height": 900})
     phone_context = browser.new_context(locale="es-ES", viewport={"width": 375, "height": 740}, is_mobile=True)
     try:
         gm, ana = watch_errors(gm_context.new_page()), watch_errors(phone_context.new_page())
         with asgi_server() as base:
-            log_in(gm, base, "narrador", "cripta-narrador")
-            log_in(ana, base, "ana", "cripta-ana")
+            sign_in(gm_context, base, "narrador")
+            sign_in(phone_context, base, "ana")
             gm.goto(f"{base}/campaigns/{demo.pk}/")
             ana.goto(f"{base}/campaigns/{demo.pk}/characters/{aldara.pk}/")
             ana.evaluate("window.stillTheSamePage = true")
@@ -105,7 +94,6 @@ def test_a_fall_called_by_the_gm_is_rolled_on_the_players_phone(browser: Browser
 
 
 def test_an_exertion_check_on_the_players_page_in_english(browser: Browser, demo: Campaign):
-    real_passwords("narrador", "bruno")
     borin = Character.objects.get(name="Borin")
     narrador = get_user_model().objects.get(username="narrador")
     actions.apply_damage(demo, [borin], Attack(amount=borin.pg - 3), by=narrador)  # 3 PG: exertion
@@ -114,8 +102,8 @@ def test_an_exertion_check_on_the_players_page_in_english(browser: Browser, demo
     try:
         phone, gm = watch_errors(context.new_page()), watch_errors(gm_context.new_page())
         with asgi_server() as base:
-            log_in(phone, base, "bruno", "cripta-bruno")
-            log_in(gm, base, "narrador", "cripta-narrador")
+            sign_in(context, base, "bruno")
+            sign_in(gm_context, base, "narrador")
             for someone in (context, gm_context):  # English, as chosen with the language switch
                 someone.add_cookies([{"name": "django_language", "value": "en", "url": base}])
             phone.goto(f"{base}/campaigns/{demo.pk}/")
