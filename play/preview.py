@@ -50,7 +50,7 @@ def row_of(forecast: actions.Forecast) -> Row:
         after.pg,
         after.max_pg,
         forecast.resting,
-        healed_lines(forecast) + loss_lines(forecast) + death_lines(forecast),
+        healed_lines(forecast) + recovered_lines(forecast) + loss_lines(forecast) + death_lines(forecast),
         seen.died_at is not None,
     )
 
@@ -69,6 +69,22 @@ def healed_lines(forecast: actions.Forecast) -> list[str]:
         )
         % {"kind": labels[kind], "count": len(moments), "when": format_clock(max(moments))}
         for kind, moments in by_kind.items()
+    ]
+
+
+def recovered_lines(forecast: actions.Forecast) -> list[str]:
+    """Each kind's wounds that recover some PG without healing fully: how much, and how much is still outstanding."""
+    labels = dict(WoundKind.choices)
+    recovered: dict[str, int] = defaultdict(int)
+    left: dict[str, int] = defaultdict(int)
+    after = forecast.foresight.after.wounds
+    for index, wound in enumerate(forecast.before.wounds):
+        if 0 < after[index].amount < wound.amount:
+            recovered[wound.kind] += wound.amount - after[index].amount
+            left[wound.kind] += after[index].amount
+    return [
+        _("%(kind)s: recupera %(pg)s PG, quedan −%(left)s") % {"kind": labels[kind], "pg": pg, "left": left[kind]}
+        for kind, pg in recovered.items()
     ]
 
 

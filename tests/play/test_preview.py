@@ -44,6 +44,16 @@ def test_a_preview_says_what_will_happen_and_changes_nothing(world: World):
     assert "no descansa" in html  # Tomás was not ticked
 
 
+def test_a_wound_that_recovers_only_in_part_is_said_and_never_called_no_change(world: World):
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=10), by=world.gm_a)
+    html = preview(world, {"duration": "3d", "resting": [world.char_a1.pk, world.char_a2.pk, world.npc_a.pk]})
+    aldara = html.split("Aldara</strong>", 1)[1].split("</li>\n", 1)[0]
+    assert ": 70 → <strong>73</strong> / 80 PG" in aldara
+    assert "Ataque físico directo: recupera 3 PG, quedan −7" in aldara
+    assert "sin cambios" not in aldara
+    assert "sin cambios" in html.split(world.char_a2.name + "</strong>", 1)[1]  # unhurt: nothing happens to them
+
+
 def test_applying_commits_exactly_what_was_previewed(world: World):
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=10), by=world.gm_a)
     html = preview(world, {"preset": "604800", "resting": [world.char_a1.pk]})
