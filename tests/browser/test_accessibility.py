@@ -8,6 +8,9 @@ from playwright.sync_api import Page, expect
 
 from campaigns.models import Campaign, Invitation
 from characters.models import Character
+from rules import actions
+from rules.damage import Attack
+from rules.models import CheckKind
 from tests.helpers import card, screenshot, settled, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -114,3 +117,32 @@ def test_the_axe_check_would_catch_a_serious_violation(page: Page):
     page.set_content('<html lang="es"><body><main><img src="data:,"><button></button></main></body></html>')
     found = serious_violations(page)
     assert any("image-alt" in line for line in found) and any("button-name" in line for line in found), found
+
+
+def test_what_issue_13_added_passes_axe_on_a_phone_and_the_table(page: Page, phone: Page, live_server, demo: Campaign):
+    # Aldara at 4 PG (penalties and the exertion warning, each with its "¿Por qué?"), an exertion check called for her,
+    # companions shown by word: Ana's page and sheet on her phone; the GM's table with the calls and a preview open.
+    aldara = Character.objects.get(name="Aldara")
+    actions.apply_damage(demo, [aldara], Attack(amount=aldara.pg - 4), by=demo.gm)
+    actions.call_check(demo, [aldara], actions.Call(CheckKind.EXERTION), by=demo.gm)
+    found = {}
+    sign_in(phone.context, live_server.url, "ana")
+    phone.goto(f"{live_server.url}/campaigns/{demo.pk}/")
+    expect(phone.get_by_role("heading", name="Compañeros")).to_be_visible()
+    found["player page"] = serious_violations(phone)
+    phone.goto(f"{live_server.url}/campaigns/{demo.pk}/characters/{aldara.pk}/")
+    expect(phone.locator(".warning")).to_be_visible()
+    found["player sheet"] = serious_violations(phone)
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 375
+    screenshot(phone, "a11y-sheet-exertion")
+
+    sign_in(page.context, live_server.url, "narrador")
+    page.goto(f"{live_server.url}/campaigns/{demo.pk}/")
+    page.get_by_label("Ver antes qué pasará").check()
+    page.get_by_label("Otra duración").fill("3d")
+    page.get_by_label("Otra duración").press("Enter")
+    expect(page.get_by_role("heading", name="¿Qué pasará?")).to_be_visible()
+    found["table with calls and a preview"] = serious_violations(page)
+
+    assert found == {name: [] for name in found}, found
+    assert phone.errors == [] and page.errors == []
