@@ -1,5 +1,5 @@
 """Called checks as the screens show them (rules.actions.checks): on a player's phone, the check their character owes
-("Tirada de resistencia (Peste): 1d12 + CON 8 contra 12") with its answer form; on the GM's table, each call still
+("Tirada de resistencia (Peste): 1d12 + CON 8 − 2 (Gripe) contra 12") with its answer form; on the GM's table, each call still
 waiting for someone, with what every character rolled so far, worded as the log words it."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from django.db.models import Subquery
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign
-from play.log import CHECK_NAMES, outcome_lines
+from play.cards import cards_for
+from play.log import CHECK_NAMES, outcome_lines, penalty_terms
 from rules import engine
 from rules.actions.checks import die_sides
 from rules.models import CalledCheck, CallStatus, CheckKind
@@ -24,6 +25,7 @@ class CheckLine:
 
     row: CalledCheck  # with its character and disease
     result: list[str] = field(default_factory=list)  # answered: the log's lines about this character
+    penalties: tuple[tuple[str, int], ...] = ()  # pending: what the character's state takes off the die now
 
     @property
     def pk(self) -> int:
@@ -53,15 +55,14 @@ class CheckLine:
 
     @property
     def formula(self) -> str:
-        """What to roll and against what: "1d20 + Saltar 2 contra 15" (the character's penalties are added when the
-        die is rolled, as for any check)."""
+        """What to roll and against what, as the log will write the roll: "1d12 + CON 8 − 4 (PG bajos) contra 12"
+        (the penalties of the character's state now: the answer takes those of the moment it is rolled)."""
         character = self.row.character
         base = CHECK_NAMES[self.row.kind][1]
         value = character.jump if self.row.kind == CheckKind.FALL else character.constitution
-        return _("1d%(sides)s + %(base)s %(value)s contra %(difficulty)s") % {
+        return _("1d%(sides)s + %(terms)s contra %(difficulty)s") % {
             "sides": self.sides,
-            "base": base,
-            "value": value,
+            "terms": " ".join([f"{base} {value}", *penalty_terms(self.penalties)]),
             "difficulty": self.difficulty,
         }
 
@@ -101,12 +102,28 @@ def pending_lines(campaign: Campaign, characters: Iterable[int] | None = None) -
     rows = CalledCheck.objects.filter(campaign=campaign, status=CallStatus.PENDING)
     if characters is not None:
         rows = rows.filter(character_id__in=characters)  # a list, or a query of ids (a subquery: no query of its own)
-    return [CheckLine(row) for row in rows.select_related("character", "disease").order_by("id")]
+    return with_penalties(
+        campaign, [CheckLine(row) for row in rows.select_related("character", "disease").order_by("id")]
+    )
+
+
+def with_penalties(campaign: Campaign, lines: list[CheckLine]) -> list[CheckLine]:
+    """Give each pending check the penalties its character's state puts on it now (engine.penalty_parts): a few
+    queries for all of them, none when nothing is pending."""
+    pending = [line for line in lines if line.pending]
+    if not pending:
+        return lines
+    characters = {line.row.character_id: line.row.character for line in pending}
+    health = {card.character.pk: card.health for card in cards_for(campaign, characters.values())}
+    for line in pending:
+        line.penalties = engine.penalty_parts(health[line.row.character_id], engine.CHECK_ROLLS[line.row.kind])
+    return lines
 
 
 def open_calls(campaign: Campaign) -> list[CallGroup]:
     """The GM's calls that still wait for someone, with every character's check in them: those already answered
-    show their roll and what it did, as the log words it. One query."""
+    show their roll and what it did, as the log words it. One query, and three more while any check is pending (its
+    character's penalties)."""
     waiting = CalledCheck.objects.filter(campaign=campaign, status=CallStatus.PENDING).values("called_id")
     rows = (
         CalledCheck.objects.filter(campaign=campaign, called_id__in=Subquery(waiting))
@@ -123,4 +140,5 @@ def open_calls(campaign: Campaign) -> list[CallGroup]:
                 line.result = outcome_lines(row.closed, {row.character_id: row.character.name}, row.character_id)
             lines.append(line)
         groups.append(CallGroup(lines))
+    with_penalties(campaign, [line for group in groups for line in group.lines])
     return groups

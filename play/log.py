@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -123,6 +123,11 @@ def explained_line(text: str, anchor: str) -> Explained:
     return line
 
 
+def penalty_terms(parts: Iterable[tuple[str, int] | list[Any]]) -> list[str]:
+    """A check's penalties as its sum writes them: "− 4 (PG bajos)", "− 2 (Peste)"."""
+    return [f"− {-value} ({penalty_label(label)})" for label, value in parts if value]
+
+
 def roll_line(roll: dict[str, Any]) -> Explained:
     anchor = "illness-protection" if roll.get("protected") else check_anchor(roll["check"])
     return explained_line(roll_text(roll), anchor)
@@ -133,7 +138,7 @@ def roll_text(roll: dict[str, Any]) -> str:
     if roll.get("protected"):
         return _("%(name)s — %(check)s: protegido hoy, sin tirada") % {"name": roll["name"], "check": check}
     parts = [f"1d{roll['sides']} ({roll['die']})", f"+ {base} {roll['modifier']}"]
-    parts += [f"− {-value} ({penalty_label(label)})" for label, value in roll["penalties"] if value]
+    parts += penalty_terms(roll["penalties"])
     result = _("éxito") if roll["success"] else _("fallo")
     return _("%(name)s — %(check)s: %(parts)s = %(total)s contra %(difficulty)s: %(result)s") % {
         "name": roll["name"],

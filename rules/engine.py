@@ -59,6 +59,8 @@ _INTERVALS = {
 }
 
 Roll = Literal["physical", "other"]
+# Which penalties each check takes (RULES.md section 3): the fall check is a physical roll, the others are not.
+CHECK_ROLLS: dict[str, Roll] = {"fall": "physical", "resistance": "other", "exertion": "other"}
 
 
 # --- input checks -------------------------------------------------------------------------------------------------
@@ -594,7 +596,9 @@ def exertion_check(health: Health, die: int) -> tuple[Health, CheckResult]:
     _alive(health, "make an exertion check")
     if not health.penalties.exertion:
         raise Refused("exertion", f"no exertion check at {health.pg} PG: only while PG is 4 or less")
-    result = roll_check(die, EXERTION_DIE, health.constitution, penalty_parts(health, "other"), EXERTION_DIFFICULTY)
+    result = roll_check(
+        die, EXERTION_DIE, health.constitution, penalty_parts(health, CHECK_ROLLS["exertion"]), EXERTION_DIFFICULTY
+    )
     if result.success:
         return health, result
     return apply_wound(health, Wound("exertion", 1)), result
@@ -612,7 +616,9 @@ def fall(
     _alive(health, "fall")
     damage = fall_damage(height_m, weight_kg)
     skill = _whole("jump skill", jump_skill, SKILL_MIN, SKILL_MAX)
-    result = roll_check(die, FALL_DIE, skill, penalty_parts(health, "physical"), _whole("difficulty", difficulty))
+    result = roll_check(
+        die, FALL_DIE, skill, penalty_parts(health, CHECK_ROLLS["fall"]), _whole("difficulty", difficulty)
+    )
     if result.success:
         return health, result
     return apply_wound(health, Wound("fall", damage)), result
@@ -640,7 +646,7 @@ def expose(health: Health, illness: Illness, die: int | None) -> tuple[Health, C
         die,
         RESISTANCE_DIE,
         health.constitution,
-        penalty_parts(health, "other"),
+        penalty_parts(health, CHECK_ROLLS["resistance"]),
         RESISTANCE_DIFFICULTY[illness.category],
     )
     if result.success:

@@ -7,6 +7,7 @@ from django.urls import reverse
 from campaigns import access
 from rules import actions
 from rules.actions import Call
+from rules.damage import Attack
 from rules.models import CalledCheck, CheckKind
 from tests.helpers import HTMX, World, client_for, plague, reload, snapshot
 
@@ -34,6 +35,23 @@ def test_the_players_page_and_sheet_show_the_checks_they_owe(world: World):
     table = client_for(world.gm_a).get(reverse("campaign", args=[world.campaign_a.pk])).content.decode()
     assert "Tirada de caída (10 m, dificultad 15)" in table
     assert all(f'name="check" value="{check.pk}"' in table for check in checks.values())
+
+
+def test_what_to_roll_carries_the_penalties_the_roll_will_take(world: World):
+    # Aldara at 5 PG (−4 to physical rolls) and ill with the plague (−2 more, on its own line): the fall the player is
+    # asked for says both, as the log then writes the roll.
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=world.char_a1.pg - 5), by=world.gm_a)
+    actions.expose(world.campaign_a, [world.char_a1], plague(), dice_by_character={world.char_a1.pk: 1}, by=world.gm_a)
+    checks = call(world)
+    owed = "1d20 + Saltar 0 − 4 (PG bajos) − 2 (Peste) contra 15"
+    page = client_for(world.player_a).get(reverse("campaign", args=[world.campaign_a.pk])).content.decode()
+    assert "Aldara:</strong> " + owed in page
+    table = client_for(world.gm_a).get(reverse("campaign", args=[world.campaign_a.pk])).content.decode()
+    assert "Aldara:</strong> " + owed in table and "Borin:</strong> 1d20 + Saltar 0 contra 15" in table
+    answer(world.player_a, world, checks["Aldara"], die="19")
+    assert "Aldara — caída: 1d20 (19) + Saltar 0 − 4 (PG bajos) − 2 (Peste) = 13 contra 15: fallo" in (
+        client_for(world.gm_a).get(reverse("campaign", args=[world.campaign_a.pk])).content.decode()
+    )
 
 
 def test_a_player_answers_their_own_check_once(world: World):
