@@ -1,6 +1,6 @@
 """Called checks as the screens show them (rules.actions.checks): on a player's phone, the check their character owes
-("Tirada de resistencia (Peste): 1d12 + CON 8 − 2 (Gripe) contra 12") with its answer form; on the GM's table, each call still
-waiting for someone, with what every character rolled so far, worded as the log words it."""
+("Tirada de resistencia (Peste): 1d12 + CON 8 − 2 (Gripe) contra 12") with its answer form; on the GM's table, each
+call still waiting for someone, with what every character rolled so far, worded as the log words it."""
 
 from __future__ import annotations
 
