@@ -30,7 +30,7 @@ SAMPLES = 48  # points inside each advance: enough for a smooth line at any widt
 class Marker:
     at: int
     pg: int
-    kind: str  # a wound kind, or "ill", "cured", "treated", "died"
+    kind: str  # a wound kind, or "ill", "cured", "treated" (wounds or an illness treated, medicine), "died"
     label: str
     x: float = 0
     y: float = 0
@@ -160,16 +160,28 @@ def markers_of(event: Event, before: engine.Health, after: engine.Health) -> lis
         Marker(illness.since, after.pg, "ill", _("Enferma: %(name)s") % {"name": illness.name})
         for illness in after.illnesses[len(before.illnesses) :]
     ]
+    treatment = treatment_of(event)
+    if treatment:
+        found.append(Marker(event.clock_after, after.pg, "treated", treatment))
     found += [
         Marker(now.cured_at, after.pg, "cured", _("Curada: %(name)s") % {"name": now.name})
         for was, now in zip(before.illnesses, after.illnesses, strict=False)
         if now.cured_at is not None and was.cured_at is None
     ]
-    if event.action == EventKind.TREAT_WOUNDS:
-        found.append(Marker(event.clock_after, after.pg, "treated", _("Heridas tratadas")))
     if after.died_at is not None and before.died_at is None:
         found.append(Marker(after.died_at, 0, "died", _("Muere")))
     return found
+
+
+def treatment_of(event: Event) -> str:
+    """What a treatment marker says: wounds treated, an illness treated, medicine taken; "" for any other event."""
+    if event.action == EventKind.TREAT_WOUNDS:
+        return _("Heridas tratadas")
+    if event.action == EventKind.TREAT_ILLNESS:
+        return _("%(disease)s tratada") % {"disease": event.details["disease"]}
+    if event.action == EventKind.MEDICATE:
+        return _("Medicamentos para %(disease)s") % {"disease": event.details["disease"]}
+    return ""
 
 
 def drawn(character: Character, points: list[tuple[int, int]], markers: list[Marker], top: int) -> Timeline:
@@ -235,4 +247,4 @@ MARKER_LINES = 4
 
 
 def marker_words() -> dict[str, str]:
-    return {"ill": _("Enferma"), "cured": _("Curada"), "treated": _("Heridas tratadas"), "died": _("Muere")}
+    return {"ill": _("Enferma"), "cured": _("Curada"), "treated": _("Tratamiento"), "died": _("Muere")}

@@ -35,7 +35,12 @@ def test_the_line_follows_the_log_and_ends_at_the_pg_now(world, django_assert_ma
     with django_assert_max_num_queries(1):  # each event is worked out once: a change costs what it changed
         assert chart_of(campaign, patient) == timeline
     kinds = [marker.kind for marker in timeline.markers]
-    assert kinds == ["attack", "treated", "ill", "cured"]
+    assert kinds == ["attack", "treated", "ill", "treated", "cured"]
+    # the illness treated and the medicine at one moment: one circle that names both, then the cure
+    assert timeline.markers[3].label.splitlines() == [
+        "Día 22, 00:00 — Peste tratada",
+        "Día 22, 00:00 — Medicamentos para Peste",
+    ]
     assert timeline.markers[0].label.endswith("Ataque físico directo −20")
     assert timeline.top == 80
     # Inside the three weeks the line is the engine's own: it rises as the attack heals (treated: 2 PG a day)
