@@ -99,6 +99,16 @@ def companions_seen_by(audience: Audience) -> QuerySet[Character]:
     )
 
 
+def kept_from(audience: Audience) -> frozenset[int]:
+    """The characters a player may not even see named (their party view is "hidden"): a log on their own sheet says
+    "Alguien" for such a healer. None for the GM, who sees everyone; no query then."""
+    if audience.is_gm:
+        return frozenset()
+    hidden = Q(party_view=PartyView.HIDDEN) | Q(party_view="", campaign__party_view=PartyView.HIDDEN)
+    others = Character.objects.filter(campaign_id=audience.campaign_id).exclude(player_id=audience.user_id)
+    return frozenset(others.filter(hidden).values_list("pk", flat=True))
+
+
 def seen_as(character: Character, campaign: Campaign) -> PartyView:
     """How the other players see a character: its own party view, else its campaign's."""
     return PartyView(character.party_view or campaign.party_view)

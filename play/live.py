@@ -127,9 +127,10 @@ def _render(
         parts.append(sse("resting", form.resting_html))
         parts.append(sse("undo", render_to_string("components/undo_button.html", context)))
         parts.append(sse("log", render_to_string("components/log.html", context)))
+    unseen = access.kept_from(audience) if cards else frozenset()
     for card in cards:
         if changed is None or card.character.pk in changed:
-            sheet_page = {**sheet_context(campaign, card), "is_gm": audience.is_gm}
+            sheet_page = {**sheet_context(campaign, card, unseen), "is_gm": audience.is_gm}
             sheet = render_to_string("character_sheet.html#state", sheet_page)
             parts.append(sse(f"sheet-{card.character.pk}", sheet))
     return "".join(parts), now_shown

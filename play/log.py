@@ -56,6 +56,7 @@ class Story:
     event: Event
     names: dict[int, str]
     only: int | None
+    unseen: frozenset[int] = frozenset()  # characters the reader may not see named (access.kept_from)
 
     @property
     def details(self) -> dict[str, Any]:
@@ -69,6 +70,12 @@ class Story:
 
     def patient(self) -> str:
         return self.name(self.event.characters[0])
+
+    def healer(self) -> str:
+        """Who treated: by name, unless the reader may not see that character (a secret NPC): then "Alguien"."""
+        if int(self.details.get("healer", 0)) in self.unseen:
+            return _("Alguien")
+        return self.details["healer_name"]
 
     def rolls(self, everyone: bool = False) -> list[str]:
         return [roll_line(roll) for roll in self.details.get("rolls", []) if everyone or self.mine(roll["character"])]
@@ -229,7 +236,7 @@ def expose(story: Story) -> tuple[str, list[str]]:
 
 def treat_wounds(story: Story) -> tuple[str, list[str]]:
     title = _("%(healer)s trata las heridas de %(patient)s") % {
-        "healer": story.details["healer_name"],
+        "healer": story.healer(),
         "patient": story.patient(),
     }
     return title, []
@@ -237,7 +244,7 @@ def treat_wounds(story: Story) -> tuple[str, list[str]]:
 
 def treat_illness(story: Story) -> tuple[str, list[str]]:
     title = _("%(healer)s trata %(disease)s de %(patient)s") % {
-        "healer": story.details["healer_name"],
+        "healer": story.healer(),
         "disease": story.details["disease"],
         "patient": story.patient(),
     }
@@ -268,7 +275,7 @@ def undo(story: Story) -> tuple[str, list[str]]:
         characters=undone.get("characters", []),
         clock_before=story.event.clock_before,
     )
-    what = entry_for(event, story.names, story.only).title
+    what = entry_for(event, story.names, story.only, story.unseen).title
     return _("Deshecho: %(what)s") % {"what": what}, []
 
 
@@ -448,11 +455,13 @@ def outcome_lines(event: Event, names: dict[int, str], only: int, who: bool = Tr
     return story.rolls(everyone=True) + answered + fell_ill + losses(story) + story.deaths()
 
 
-def entry_for(event: Event, names: dict[int, str], only: int | None = None) -> Entry:
+def entry_for(
+    event: Event, names: dict[int, str], only: int | None = None, unseen: frozenset[int] = frozenset()
+) -> Entry:
     """Describe one event; with `only`, just the lines about that character (a player's sheet). An entry whose details
     cannot be read (an imported log: the import checks what it can) is named by its kind alone, never a broken page."""
     try:
-        title, lines = WORDING[event.action](Story(event, names, only))
+        title, lines = WORDING[event.action](Story(event, names, only, unseen))
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         logger.warning("unreadable log entry: event %s (%s)", event.pk, event.action, exc_info=True)
         title, lines = _("%(action)s (registro importado ilegible)") % {"action": event.get_action_display()}, []
@@ -464,16 +473,18 @@ def entry_for(event: Event, names: dict[int, str], only: int | None = None) -> E
 _worded: Recent[tuple[object, ...], Entry] = Recent(4096)
 
 
-def entries_for(events: QuerySet[Event], names: dict[int, str], only: int | None = None) -> list[Entry]:
+def entries_for(
+    events: QuerySet[Event], names: dict[int, str], only: int | None = None, unseen: frozenset[int] = frozenset()
+) -> list[Entry]:
     """The entries of these events. Only the events not worded before are read in full: their details and the states
     before and after are what makes a log costly to read, page after page, change after change."""
     light = list(events.defer("details", "before", "after"))
-    context = (only, get_language(), hash(frozenset(names.items())))
+    context = (only, get_language(), hash(frozenset(names.items())), unseen)
     found = {event.pk: _worded.get((event.pk, event.undone, *context)) for event in light}
     missing = [pk for pk, entry in found.items() if entry is None]
     if missing:
         for event in Event.objects.filter(pk__in=missing):
-            worded = found[event.pk] = entry_for(event, names, only)
+            worded = found[event.pk] = entry_for(event, names, only, unseen)
             _worded.put((event.pk, event.undone, *context), worded)
     return [entry for event in light if (entry := found[event.pk]) is not None]
 
@@ -490,10 +501,13 @@ def table_log(campaign: Campaign, names: dict[int, str] | None = None, before: i
     return entries_for(older_than(campaign.events.all(), before)[:LOG_LENGTH], names)
 
 
-def sheet_log(campaign: Campaign, character: Character, before: int | None = None) -> list[Entry]:
-    """A sheet's log: a page of the events about one character, only the lines about them."""
+def sheet_log(
+    campaign: Campaign, character: Character, before: int | None = None, unseen: frozenset[int] = frozenset()
+) -> list[Entry]:
+    """A sheet's log: a page of the events about one character, only the lines about them; a healer the reader may
+    not see (`unseen`, access.kept_from) is not named."""
     events = older_than(campaign.events.filter(characters__contains=[character.pk]), before)[:SHEET_LOG_LENGTH]
-    return entries_for(events, {character.pk: character.name}, only=character.pk)
+    return entries_for(events, {character.pk: character.name}, only=character.pk, unseen=unseen)
 
 
 def older_than(events: QuerySet[Event], before: int | None) -> QuerySet[Event]:

@@ -103,8 +103,9 @@ def party_context(campaign: Campaign, audience: Audience) -> dict[str, Any]:
     return {"companions": companions}
 
 
-def sheet_context(campaign: Campaign, card: Card) -> dict[str, Any]:
-    """A character's sheet: its card in full and the latest events about it."""
+def sheet_context(campaign: Campaign, card: Card, unseen: frozenset[int] = frozenset()) -> dict[str, Any]:
+    """A character's sheet: its card in full and the latest events about it, for a reader who may not see the
+    characters `unseen` (access.kept_from)."""
     character: Character = card.character
     return {
         "campaign": campaign,
@@ -115,7 +116,7 @@ def sheet_context(campaign: Campaign, card: Card) -> dict[str, Any]:
         "my_checks": pending_lines(campaign, [character.pk]),
         "where": "sheet",
         **log_page(
-            sheet_log(campaign, character),
+            sheet_log(campaign, character, unseen=unseen),
             SHEET_LOG_LENGTH,
             reverse("character_log", args=[campaign.pk, character.pk]),
         ),

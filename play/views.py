@@ -58,8 +58,9 @@ def character(request: HtmxHttpRequest, campaign_id: int, character_id: int) -> 
     """A character's sheet, for its player and for the GM."""
     found = access.character_for_user(request.user, campaign_id, character_id)
     [card] = cards_for(found.campaign, [found])
-    context = sheet_context(found.campaign, card)
-    context["is_gm"] = access.is_gm(request.user, found.campaign)
+    audience = access.audience_of(request.user, found.campaign)
+    context = sheet_context(found.campaign, card, access.kept_from(audience))
+    context["is_gm"] = audience.is_gm
     return render(request, "character_sheet.html", context)
 
 
@@ -89,7 +90,8 @@ def character_log(request: HtmxHttpRequest, campaign_id: int, character_id: int)
     character = access.character_for_user(request.user, campaign_id, character_id)
     before = page_before(request)
     url = reverse("character_log", args=[campaign_id, character.pk])
-    page = log_page(sheet_log(character.campaign, character, before=before), SHEET_LOG_LENGTH, url)
+    unseen = access.kept_from(access.audience_of(request.user, character.campaign))
+    page = log_page(sheet_log(character.campaign, character, before, unseen), SHEET_LOG_LENGTH, url)
     return render(request, "components/log.html", {**page, "older": True})
 
 
@@ -379,7 +381,11 @@ def checked(
     campaign.refresh_from_db()
     if where == "sheet" and outcome.characters:
         [card] = cards_for(campaign, [outcome.characters[0]])
-        context = {**sheet_context(campaign, card), "is_gm": audience.is_gm, "answered": said}
+        context = {
+            **sheet_context(campaign, card, access.kept_from(audience)),
+            "is_gm": audience.is_gm,
+            "answered": said,
+        }
         return render(request, "character_sheet.html#state", context)
     return owed_checks(request, campaign, audience, where, said)
 

@@ -357,6 +357,43 @@ def test_a_players_sheet_words_only_their_own_lines_of_a_group_event(world: Worl
     assert "Borin — caída" in table and "Tomás — resistencia" in table
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_secret_healer_is_not_named_on_the_patients_sheet(world: World):
+    """Nyx, an NPC kept secret, treats Aldara's wounds and her plague: Aldara's player reads "Alguien" on her sheet
+    (page, older log pages, stream; an undo's entry too), the GM reads Nyx, and a healer the player may see is named."""
+    gm, campaign = world.gm_a, world.campaign_a
+    Disease.objects.ensure_builtin()
+    nyx = actions.add_character(campaign, actions.Sheet("Nyx", 4, heal_wounds=3, party_view="hidden"), by=gm)
+    healer = nyx.characters[0]
+    tomas = Character.objects.get(pk=world.npc_a.pk)
+    actions.edit_character(campaign, tomas, actions.Sheet(tomas.name, tomas.constitution, heal_wounds=2), by=gm)
+    actions.apply_damage(campaign, [world.char_a1], Attack(amount=10), by=gm)
+    actions.treat_wounds(campaign, world.char_a1, healer, by=gm)
+    actions.expose(campaign, [world.char_a1], plague(), dice_by_character={world.char_a1.pk: 1}, by=gm)
+    [illness] = world.char_a1.illnesses.all()
+    actions.treat_illness(campaign, world.char_a1, illness, tomas, by=gm)
+    actions.undo(campaign, by=gm)
+    actions.treat_illness(campaign, world.char_a1, illness, healer, by=gm)
+    sheet_url = reverse("character", args=[campaign.pk, world.char_a1.pk])
+    log_url = reverse("character_log", args=[campaign.pk, world.char_a1.pk])
+    texts = [
+        on_a_thread(lambda url=url: client_for(world.player_a).get(url).content.decode())
+        for url in (sheet_url, log_url)
+    ]
+    drawn = render_fragments(access.audience_of(world.player_a, campaign), SITE, "es")
+    assert drawn is not None
+    texts.append(events_of(drawn[0])[f"sheet-{world.char_a1.pk}"])
+    for text in texts:
+        assert "Nyx" not in text
+        assert "Alguien trata las heridas de Aldara" in text and "Alguien trata Peste de Aldara" in text
+        assert "Deshecho: Tomás trata Peste de Aldara" in text  # Tomás is shown to the players: named
+    gm_sheet = on_a_thread(lambda: client_for(gm).get(sheet_url).content.decode())
+    assert "Nyx trata las heridas de Aldara" in gm_sheet and "Nyx trata Peste de Aldara" in gm_sheet
+    # English too
+    english = on_a_thread(lambda: client_for(world.player_a).get(sheet_url, HTTP_ACCEPT_LANGUAGE="en").content.decode())
+    assert "Nyx" not in english and "Someone treats" in english
+
+
 def test_a_companions_word_links_to_its_line_of_the_rules(party: Party, client):
     page = page_of(party.world.player_a, party.world.campaign_a)
     assert '<a class="companion-state condition condition-hurt" href="/rules/#condition-hurt">Herido</a>' in page
