@@ -76,7 +76,7 @@ def main() -> None:
     choices = re.search(rb'name="choices" value="([^"]*)"', drawn).group(1).decode()  # type: ignore[union-attr]
     form = {"slot": "party", "kind": "attack", "amount": "1", "characters": [a.pk, b.pk], "choices": choices}
     audiences = [access.audience_of(user, campaign) for user in (gm, one, two)]
-    shown = [frozenset({a.pk, b.pk, npc.pk}), frozenset({a.pk}), frozenset({b.pk})]
+    shown = [live.Shown(frozenset(ids)) for ids in ({a.pk, b.pk, npc.pk}, {a.pk}, {b.pk})]
     spent = timed_parts()
     post, action, renders, queries = [], [], [], []
     for _ in range(CHANGES):

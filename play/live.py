@@ -15,6 +15,7 @@ import logging
 from collections import defaultdict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import psycopg
 from asgiref.sync import sync_to_async
@@ -62,7 +63,13 @@ def sse(event: str, html: str) -> str:
     return f"event: {event}\n{data}\n\n"
 
 
-Shown = frozenset[int]  # the characters whose cards an audience's screens show
+class Shown(NamedTuple):
+    """What an audience's screens are drawn for: the characters whose cards they show, and those the audience may not
+    see named (access.kept_from: a secret healer reads "Alguien" on a player's sheet). When either changes, every
+    card and sheet is drawn again."""
+
+    cards: frozenset[int]
+    kept: frozenset[int] = frozenset()
 
 
 def render_fragments(
@@ -75,9 +82,9 @@ def render_fragments(
     """The SSE message for one audience, rendered by the same components and contexts as a fresh load (live equals
     reload), and the characters its screens then show. The whole state when `changed` is None; else what changed:
     the card and sheet of each changed character — or every card, when the audience's characters are no longer the
-    ones its screens show (`shown`: a character added, removed, handed to a player) — with the clock; for a player
-    their companions; for the GM who rests, the party view control, the undo button and the log. None when the
-    audience may no longer watch the campaign: its streams end."""
+    ones its screens show (`shown`: a character added, removed, handed to a player, a healer hidden) — with the clock;
+    for a player their companions; for the GM who rests, the party view control, the undo button and the log. None
+    when the audience may no longer watch the campaign: its streams end."""
     try:
         with translation.override(language):
             return _render(audience, site, changed, shown)
@@ -94,7 +101,7 @@ def _render(
         return None
     campaign = Campaign.objects.get(pk=audience.campaign_id)
     seen = characters_seen_by(audience)
-    now_shown: Shown = frozenset(seen.values_list("pk", flat=True))
+    now_shown = Shown(frozenset(seen.values_list("pk", flat=True)), access.kept_from(audience))
     every_card = changed is None or now_shown != shown
     picked = seen if every_card else seen.filter(pk__in=changed or ())
     cards = cards_for(campaign, picked.select_related("player"), invitations=audience.is_gm)
@@ -127,10 +134,10 @@ def _render(
         parts.append(sse("resting", form.resting_html))
         parts.append(sse("undo", render_to_string("components/undo_button.html", context)))
         parts.append(sse("log", render_to_string("components/log.html", context)))
-    unseen = access.kept_from(audience) if cards else frozenset()
+    every_sheet = changed is None or (shown is not None and now_shown.kept != shown.kept)
     for card in cards:
-        if changed is None or card.character.pk in changed:
-            sheet_page = {**sheet_context(campaign, card, unseen), "is_gm": audience.is_gm}
+        if every_sheet or card.character.pk in (changed or ()):
+            sheet_page = {**sheet_context(campaign, card, now_shown.kept), "is_gm": audience.is_gm}
             sheet = render_to_string("character_sheet.html#state", sheet_page)
             parts.append(sse(f"sheet-{card.character.pk}", sheet))
     return "".join(parts), now_shown

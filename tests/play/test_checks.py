@@ -137,18 +137,18 @@ def test_without_htmx_an_answer_redirects_and_a_refusal_is_a_page_with_the_reaso
 
 @pytest.mark.django_db(transaction=True)  # render_fragments gives its connection back, as on a worker thread
 def test_the_streams_carry_each_audience_its_checks(world: World):
-    from play.live import render_fragments
+    from play.live import Shown, render_fragments
 
     checks = call(world)
     actions.answer_check(world.campaign_a, checks["Borin"], by=world.player_a2, die=20)
-    everyone = frozenset({world.char_a1.pk, world.char_a2.pk, world.npc_a.pk})
+    everyone = Shown(frozenset({world.char_a1.pk, world.char_a2.pk, world.npc_a.pk}))
     gm = access.audience_of(world.gm_a, world.campaign_a)
     player = access.audience_of(world.player_a, world.campaign_a)
     gm_text, _shown = render_fragments(gm, "http://mesa", "es", (world.char_a2.pk,), everyone)
     assert "event: checks\n" in gm_text and "Borin — caída: 1d20 (20)" in gm_text
     assert f'name="check" value="{checks["Aldara"].pk}"' in gm_text
     player_text, _shown = render_fragments(
-        player, "http://mesa", "es", (world.char_a2.pk,), frozenset({world.char_a1.pk})
+        player, "http://mesa", "es", (world.char_a2.pk,), Shown(frozenset({world.char_a1.pk}))
     )
     assert "event: checks\n" in player_text and "Aldara:</strong> 1d20 + Saltar 0 contra 15" in player_text
     assert "Borin — caída" not in player_text and "Borin:</strong>" not in player_text  # another player's roll

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from campaigns import access
 from characters.models import Character
-from play.live import render_fragments
+from play.live import Shown, render_fragments
 from rules import actions
 from rules.damage import Attack, Fall
 from rules.models import Disease
@@ -62,6 +62,8 @@ def test_the_sheet_shows_the_timeline_and_its_live_update_carries_it(world, clie
     chart = re.search(r'<figure class="timeline".*?</figure>', fresh, re.S).group(0)
     assert 'class="marker attack"' in chart
     player = access.audience_of(world.player_a, world.campaign_a)
-    text, _shown = render_fragments(player, "http://mesa", "es", (world.char_a1.pk,), frozenset({world.char_a1.pk}))
+    text, _shown = render_fragments(
+        player, "http://mesa", "es", (world.char_a1.pk,), Shown(frozenset({world.char_a1.pk}))
+    )
     sheet_event = text.split(f"event: sheet-{world.char_a1.pk}\n", 1)[1].split("\n\n", 1)[0]
     assert chart.replace("\n", "\ndata: ") in sheet_event  # live equals reload

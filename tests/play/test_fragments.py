@@ -156,11 +156,11 @@ def test_each_page_carries_its_own_csrf_token_and_it_works(world: World):
 
 def test_a_live_update_draws_cards_without_a_token_and_a_page_with_it(world: World):
     from campaigns import access
-    from play.live import render_fragments
+    from play.live import Shown, render_fragments
 
     page(client_for(world.gm_a), world)  # the page's cards, kept with the token's mark
     gm = access.audience_of(world.gm_a, world.campaign_a)
-    everyone = frozenset({world.char_a1.pk, world.char_a2.pk, world.npc_a.pk})
+    everyone = Shown(frozenset({world.char_a1.pk, world.char_a2.pk, world.npc_a.pk}))
     text, _shown = render_fragments(gm, "http://mesa", "es", (world.char_a1.pk,), everyone)
     assert f"event: card-{world.char_a1.pk}\n" in text
     assert "csrfmiddlewaretoken" not in text and "\x00" not in text

@@ -341,24 +341,26 @@ def test_browsers_connecting_at_one_version_share_one_render_of_the_state(world:
 
 def test_a_change_sends_only_the_cards_it_changed_unless_the_characters_shown_changed(world: World):
     from campaigns import access
-    from play.live import render_fragments
+    from play.live import Shown, render_fragments
 
     gm = access.audience_of(world.gm_a, world.campaign_a)
-    everyone = frozenset({world.char_a1.pk, world.char_a2.pk, world.npc_a.pk})
+    everyone = Shown(frozenset({world.char_a1.pk, world.char_a2.pk, world.npc_a.pk}))
     text, shown = render_fragments(gm, "http://mesa", "es", (world.char_a1.pk,), everyone)
     assert shown == everyone
     assert f"event: card-{world.char_a1.pk}\n" in text and "event: cards\n" not in text
     assert f"event: card-{world.char_a2.pk}\n" not in text  # Borin did not change: not re-rendered, not re-sent
     assert "event: log\n" in text and "event: undo\n" in text and "event: clock\n" in text
     # a character the screens do not show yet (added elsewhere): every card, so that it appears
-    text, shown = render_fragments(gm, "http://mesa", "es", (world.char_a1.pk,), everyone - {world.npc_a.pk})
+    text, shown = render_fragments(
+        gm, "http://mesa", "es", (world.char_a1.pk,), Shown(everyone.cards - {world.npc_a.pk})
+    )
     assert "event: cards\n" in text and "Tomás" in text and shown == everyone
     # a player's screens: only their own character, whatever changed
     player = access.audience_of(world.player_a, world.campaign_a)
     text, shown = render_fragments(
-        player, "http://mesa", "es", (world.char_a1.pk, world.char_a2.pk), frozenset({world.char_a1.pk})
+        player, "http://mesa", "es", (world.char_a1.pk, world.char_a2.pk), Shown(frozenset({world.char_a1.pk}))
     )
-    assert shown == {world.char_a1.pk} and f"event: card-{world.char_a1.pk}\n" in text
+    assert shown.cards == {world.char_a1.pk} and f"event: card-{world.char_a1.pk}\n" in text
     events = text.split("\n\n")
     assert not any("Borin" in event for event in events if not event.startswith("event: party\n"))
 

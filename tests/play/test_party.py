@@ -387,6 +387,18 @@ def test_a_secret_healer_is_not_named_on_the_patients_sheet(world: World):
         assert "Nyx" not in text
         assert "Alguien trata las heridas de Aldara" in text and "Alguien trata Peste de Aldara" in text
         assert "Deshecho: Tomás trata Peste de Aldara" in text  # Tomás is shown to the players: named
+    # Nyx shown to the players: the sheet, live, names her at once (as a reload would); hidden again, "Alguien".
+    audience = access.audience_of(world.player_a, campaign)
+    _text, shown = drawn
+    actions.edit_character(campaign, healer, actions.Sheet("Nyx", 4, heal_wounds=3, party_view="band"), by=gm)
+    redrawn = render_fragments(audience, SITE, "es", (healer.pk,), shown)
+    assert (
+        redrawn is not None and "Nyx trata las heridas de Aldara" in events_of(redrawn[0])[f"sheet-{world.char_a1.pk}"]
+    )
+    set_campaign_view(world, PartyView.HIDDEN)
+    actions.edit_character(campaign, healer, actions.Sheet("Nyx", 4, heal_wounds=3), by=gm)  # as the campaign says
+    again = render_fragments(audience, SITE, "es", (healer.pk,), redrawn[1])
+    assert again is not None and "Nyx" not in again[0] and "Alguien trata" in again[0]
     gm_sheet = on_a_thread(lambda: client_for(gm).get(sheet_url).content.decode())
     assert "Nyx trata las heridas de Aldara" in gm_sheet and "Nyx trata Peste de Aldara" in gm_sheet
     # English too
