@@ -132,10 +132,13 @@
     return element !== null;
   }
 
-  // Enter in a select that asks for it sends its form, as Enter in a text field does (a select alone does not).
+  // Enter in a select that asks for it, or in an action form's select (the healer, the illness, the disease), sends
+  // its form, as Enter in a text field does (a select alone does not). Not the kind of damage: choosing it redraws
+  // the form with that kind's fields, still to be filled in.
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Enter" || event.altKey || event.ctrlKey || event.metaKey) return;
-    const select = event.target.closest && event.target.closest("select[data-enter-submits]");
+    const select =
+      event.target.closest && event.target.closest("select[data-enter-submits], form.action-form select:not([hx-get])");
     if (!select || !select.form) return;
     event.preventDefault();
     select.form.requestSubmit();

@@ -344,3 +344,25 @@ def test_a_long_name_wraps_and_single_choices_are_made(table: Page, demo: Campai
     table.keyboard.press("Escape")
     table.get_by_role("link", name="Exponer a una enfermedad").click()
     expect(table.locator("#form-party").get_by_label("Enfermedad").locator("option").first).to_have_text("— elige —")
+
+
+def test_enter_in_a_forms_choice_sends_it(table: Page):
+    # The healer is a choice: arrows pick Hermano Tomás, Enter treats Aldara's wounds, as Enter in a field would.
+    card(table, "Aldara").get_by_role("link", name="Tratar heridas").click()
+    healer = card(table, "Aldara").get_by_label("Sanador (Curar Heridas)")
+    expect(healer).to_be_focused()
+    settled(table)
+    healer.select_option(label="Hermano Tomás")
+    healer.press("Enter")
+    expect(card(table, "Aldara").locator("form.action-form")).to_have_count(0)
+    expect(table.locator("#log-entries")).to_contain_text("Hermano Tomás trata las heridas de Aldara")
+    expect(heading_link(table, "Aldara")).to_be_focused()
+    # The kind of damage is not sent by Enter: it only redraws the form with that kind's fields, to fill in.
+    table.get_by_role("link", name="Daño a varios").click()
+    party = table.locator("#form-party")
+    settled(table)
+    party.get_by_label("Tipo de daño").select_option(label="Caída")
+    expect(party.get_by_label("Altura (m)")).to_be_focused()
+    party.get_by_label("Tipo de daño").press("Enter")
+    expect(party.get_by_label("Altura (m)")).to_be_visible()
+    expect(party.locator(".errorlist")).to_have_count(0)
