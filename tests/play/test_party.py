@@ -15,6 +15,7 @@ from django.urls import reverse
 from campaigns import access
 from campaigns.models import Campaign, Event, PartyView
 from characters.models import Character
+from play import live
 from play.live import render_fragments
 from play.log import table_log
 from rules import actions
@@ -325,6 +326,16 @@ def test_only_the_gm_sets_the_party_view(world: World):
 # --- a player's own sheet ------------------------------------------------------------------------------------------
 
 
+def aldaras_sheet_as_her_player_reads_it(world: World) -> tuple[list[str], tuple[str, live.Shown]]:
+    """Aldara's sheet for player_a: the page, its log's older page and the stream's sheet; and what the stream drew."""
+    campaign = world.campaign_a
+    urls = [reverse(name, args=[campaign.pk, world.char_a1.pk]) for name in ("character", "character_log")]
+    texts = [on_a_thread(lambda url=url: client_for(world.player_a).get(url).content.decode()) for url in urls]
+    drawn = render_fragments(access.audience_of(world.player_a, campaign), SITE, "es")
+    assert drawn is not None
+    return [*texts, events_of(drawn[0])[f"sheet-{world.char_a1.pk}"]], drawn
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_players_sheet_words_only_their_own_lines_of_a_group_event(world: World):
     """A fall or an exposure of several characters words each one's roll and PG in one entry: a player's sheet (page,
@@ -339,15 +350,7 @@ def test_a_players_sheet_words_only_their_own_lines_of_a_group_event(world: Worl
     actions.apply_damage(campaign, group, Gas(turns=2), by=gm)
     actions.undo(campaign, by=gm)
     borin, tomas = reload(world.char_a2), reload(world.npc_a)
-    sheet_url = reverse("character", args=[campaign.pk, world.char_a1.pk])
-    log_url = reverse("character_log", args=[campaign.pk, world.char_a1.pk])
-    texts = [
-        on_a_thread(lambda url=url: client_for(world.player_a).get(url).content.decode())
-        for url in (sheet_url, log_url)
-    ]
-    drawn = render_fragments(access.audience_of(world.player_a, campaign), SITE, "es")
-    assert drawn is not None
-    texts.append(events_of(drawn[0])[f"sheet-{world.char_a1.pk}"])
+    texts, drawn = aldaras_sheet_as_her_player_reads_it(world)
     for text in texts:
         assert "Aldara — caída" in text and "Aldara — resistencia" in text and "Aldara pierde" in text
         assert "Borin" not in text and "Tomás" not in text and not re.search(r"#\d", text)  # no other, even unnamed
@@ -374,15 +377,7 @@ def test_a_secret_healer_is_not_named_on_the_patients_sheet(world: World):
     actions.treat_illness(campaign, world.char_a1, illness, tomas, by=gm)
     actions.undo(campaign, by=gm)
     actions.treat_illness(campaign, world.char_a1, illness, healer, by=gm)
-    sheet_url = reverse("character", args=[campaign.pk, world.char_a1.pk])
-    log_url = reverse("character_log", args=[campaign.pk, world.char_a1.pk])
-    texts = [
-        on_a_thread(lambda url=url: client_for(world.player_a).get(url).content.decode())
-        for url in (sheet_url, log_url)
-    ]
-    drawn = render_fragments(access.audience_of(world.player_a, campaign), SITE, "es")
-    assert drawn is not None
-    texts.append(events_of(drawn[0])[f"sheet-{world.char_a1.pk}"])
+    texts, drawn = aldaras_sheet_as_her_player_reads_it(world)
     for text in texts:
         assert "Nyx" not in text
         assert "Alguien trata las heridas de Aldara" in text and "Alguien trata Peste de Aldara" in text
@@ -399,6 +394,7 @@ def test_a_secret_healer_is_not_named_on_the_patients_sheet(world: World):
     actions.edit_character(campaign, healer, actions.Sheet("Nyx", 4, heal_wounds=3), by=gm)  # as the campaign says
     again = render_fragments(audience, SITE, "es", (healer.pk,), redrawn[1])
     assert again is not None and "Nyx" not in again[0] and "Alguien trata" in again[0]
+    sheet_url = reverse("character", args=[campaign.pk, world.char_a1.pk])
     gm_sheet = on_a_thread(lambda: client_for(gm).get(sheet_url).content.decode())
     assert "Nyx trata las heridas de Aldara" in gm_sheet and "Nyx trata Peste de Aldara" in gm_sheet
     # English too
