@@ -12,7 +12,7 @@ from campaigns.models import Campaign
 from characters.models import Character
 from rules import actions
 from rules.damage import Attack
-from tests.helpers import card, log_in, screenshot, settled, watch_errors
+from tests.helpers import card, log_in, screenshot, settled, sign_in, watch_errors
 from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -118,3 +118,35 @@ def test_an_open_table_shows_characters_added_and_removed_elsewhere(browser: Bro
         expect(card(gm, "Eira")).to_have_count(1)
         actions.remove_character(demo, Character.objects.get(name="Sibila"), by=narrador)
         expect(card(gm, "Sibila")).to_have_count(0)
+
+
+def test_the_answer_to_a_quick_damage_lands_even_after_the_stream_redrew_its_card(browser: Browser, demo: Campaign):
+    # A busy server: the GM's own stream redraws Borin's card before the answer to the quick damage arrives. The
+    # answer must still land (the box emptied for the next blow, the announcement made), with no htmx error.
+    borin = Character.objects.get(name="Borin")
+    context = browser.new_context(locale="es-ES", viewport={"width": 1280, "height": 900})
+    held = []
+
+    def hold(route) -> None:
+        held.append((route, route.fetch()))  # the server has acted (and told the stream); the answer waits
+
+    try:
+        gm = watch_errors(context.new_page())
+        with asgi_server() as base:
+            sign_in(context, base, "narrador")
+            gm.goto(f"{base}/campaigns/{demo.pk}/")
+            settled(gm)
+            gm.route("**/act/damage/", hold)
+            box = card(gm, "Borin").locator("[data-quick-damage]")
+            box.fill("3")
+            box.press("Enter")
+            expect(card(gm, "Borin").locator(".pg-value")).to_have_text(str(borin.pg - 3))  # by the stream
+            expect(box).to_have_value("3")  # the redraw kept the box as it was: its answer is still on the way
+            route, response = held[0]
+            route.fulfill(response=response)
+            expect(box).to_have_value("")
+            expect(gm.locator("#announce")).to_have_text(f"Borin: {borin.pg - 3}/{borin.max_pg} PG")
+            expect(card(gm, "Borin").locator("h3 a")).to_be_focused()
+        assert gm.errors == []
+    finally:
+        context.close()
