@@ -167,3 +167,14 @@ def test_a_request_body_over_the_limit_is_refused_before_django_reads_it(db):
             assert chunked.status_code == 413
         small = httpx.post(base + "/accounts/login/", data={"username": "a", "password": "b"}, timeout=10)
         assert small.status_code == 403  # an ordinary body goes on to Django (here: no CSRF cookie)
+
+
+def test_no_template_comment_spans_lines():
+    # Django's {# … #} is one line only: one that goes on to the next line is printed on the page as text.
+    broken = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((ROOT / "templates").rglob("*.html"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if line.count("{#") != line.count("#}")
+    ]
+    assert broken == []
