@@ -37,8 +37,7 @@ from rules.damage import Attack  # noqa: E402
 
 CHANGES, WARM_UP = 60, 10
 PARTS = {
-    live: ["cards_for", "card_html", "log_context", "sheet_context", "render_to_string"],
-    screens: ["sheet_log", "timeline_for"],
+    screens: ["cards_for", "entries_for", "timeline_for", "render_to_string"],
 }
 
 
@@ -68,15 +67,17 @@ def main() -> None:
         Membership.objects.create(campaign=campaign, user=player)
     a = Character.objects.create(campaign=campaign, player=one, name="Aldara", constitution=30)
     b = Character.objects.create(campaign=campaign, player=two, name="Borin", constitution=30)
-    npc = Character.objects.create(campaign=campaign, name="Tomás", constitution=30)
+    Character.objects.create(campaign=campaign, name="Tomás", constitution=30)  # an NPC, seen by the GM only
     client = Client(HTTP_HX_REQUEST="true", HTTP_HOST="localhost")
     client.force_login(gm)
     url = f"/campaigns/{campaign.pk}/act/damage/"
     drawn = client.get(url + "?slot=party").content
     choices = re.search(rb'name="choices" value="([^"]*)"', drawn).group(1).decode()  # type: ignore[union-attr]
     form = {"slot": "party", "kind": "attack", "amount": "1", "characters": [a.pk, b.pk], "choices": choices}
-    audiences = [access.audience_of(user, campaign) for user in (gm, one, two)]
-    shown = [live.Shown(frozenset(ids)) for ids in ({a.pk, b.pk, npc.pk}, {a.pk}, {b.pk})]
+    # The screens of bench/live.py: the GM's table and each player's page.
+    views = [
+        live.Seen(screens.view_of(access.audience_of(user, campaign)), "http://mesa", "es") for user in (gm, one, two)
+    ]
     spent = timed_parts()
     post, action, renders, queries = [], [], [], []
     for _ in range(CHANGES):
@@ -88,8 +89,9 @@ def main() -> None:
         for name in [name for names in PARTS.values() for name in names]:
             spent[name].append(0.0)
         start = time.perf_counter()
-        for audience, ids in zip(audiences, shown, strict=True):
-            live.render_fragments(audience, "http://mesa", "es", (a.pk, b.pk), ids)
+        touch = screens.touch_of(campaign.events.latest("id"))
+        for seen in views:
+            live.draw(seen, touch)
         renders.append(time.perf_counter() - start)
         start = time.perf_counter()
         actions.apply_damage(campaign.pk, [a.pk, b.pk], Attack(amount=1), by=gm)
@@ -101,7 +103,7 @@ def main() -> None:
     print(f"One change (1 PG to two player characters), medians of {CHANGES - WARM_UP}, ms")
     print(f"  the GM's POST, whole view in-process:  {ms(post):6.1f}  ({statistics.median(queries)} queries)")
     print(f"    of which the action alone:            {ms(action):6.1f}")
-    print(f"  the live renders, 3 audiences:          {ms(renders):6.1f}")
+    print(f"  the live drawings, 3 screens:           {ms(renders):6.1f}")
     for name, values in spent.items():
         print(f"    in {name + ':':<28}      {ms(values):6.1f}")
 

@@ -631,7 +631,7 @@ async def storm_async(app: Server, table: Table, clients: int, dsn: str) -> Stor
     screens = await open_screens(app.port, plan, PG_VALUE, wave=len(plan))
     storm = time.perf_counter() - started
     cpu = app.cpu_seconds() - cpu
-    payloads = sum(b"event: cards" in s.first_payload for s in screens)
+    payloads = sum(b"event: change" in s.first_payload for s in screens)
     refused = sum(s.refused for s in screens)
     done = await transactions(dsn) - before - 1  # less the statistics query itself
     # Everyone reconnected is live again: one change reaches them all.

@@ -80,6 +80,15 @@ def characters_seen_by(audience: Audience) -> QuerySet[Character]:
     return characters
 
 
+def sheets_of(audience: Audience) -> QuerySet[Character]:
+    """The sheets an audience may keep open: those of the characters it sees, and of those removed from the campaign
+    that it saw (an open sheet says the character left, and an undo brings it back)."""
+    characters = Character.everyone.filter(campaign_id=audience.campaign_id)
+    if not audience.is_gm:
+        characters = characters.filter(player_id=audience.user_id)
+    return characters
+
+
 # The party views that show a companion at all (as its PG or as a word); "hidden" leaves it out, name and all.
 SHOWN = (PartyView.EXACT, PartyView.BAND)
 

@@ -25,9 +25,4 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/export/", views.campaign_export, name="campaign_export"),
     path("campaigns/<int:campaign_id>/delete/", views.campaign_delete, name="campaign_delete"),
     path("invite/<token:token>/", views.invitation, name="invitation"),
-    path(
-        "campaigns/<int:campaign_id>/invitations/<int:invitation_id>/revoke/",
-        views.invitation_revoke,
-        name="invitation_revoke",
-    ),
 ]

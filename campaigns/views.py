@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.http import content_disposition_header, url_has_allowed_host_and_scheme
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_safe
 
 from campaigns import access, throttle
 from campaigns.forms import CampaignDeleteForm, CampaignForm, CampaignImportForm, LoginForm, SignupForm
@@ -171,16 +171,3 @@ def invitation(request: HttpRequest, token: str) -> HttpResponse:
         messages.success(request, _("Ahora juegas con %(name)s.") % {"name": invite.character.name})
         return redirect("character", campaign.pk, invite.character.pk)
     return render(request, "invitation.html", {"invite": invite, "is_gm": is_gm})
-
-
-@require_POST
-def invitation_revoke(request: HttpRequest, campaign_id: int, invitation_id: int) -> HttpResponse:
-    """The GM cancels a pending link: it hands over nothing from now on."""
-    campaign = access.campaign_for_gm(request.user, campaign_id)
-    try:
-        actions.revoke_invitation(campaign, invitation_id, by=request.user)
-    except actions.ActionError as error:
-        messages.error(request, error.message)
-    else:
-        messages.success(request, _("Enlace anulado: ya no sirve para reclamar el personaje."))
-    return redirect("campaign", campaign.pk)

@@ -8,5 +8,4 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/characters/new/", views.character_create, name="character_create"),
     path(CHARACTER + "edit/", views.character_edit, name="character_edit"),
     path(CHARACTER + "delete/", views.character_delete, name="character_delete"),
-    path(CHARACTER + "invite/", views.character_invite, name="character_invite"),
 ]

@@ -1,12 +1,13 @@
 """A character's sheet data, as the GM keeps it: add, edit, remove, and invite a player to take it. Each page calls
-one action of rules.actions, so every change is locked, logged, undoable and seen live."""
+one action of rules.actions, so every change is locked, logged, undoable and seen live. (An invitation link is made
+from the card on the table: play.views.invite.)"""
 
 from django.contrib import messages
 from django.forms.models import model_to_dict
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods
 
 from campaigns.access import campaign_for_gm, character_for_gm
 from characters.forms import CharacterForm
@@ -71,18 +72,3 @@ def character_delete(request: HttpRequest, campaign_id: int, character_id: int) 
         )
         return redirect("campaign", campaign_id)
     return render(request, "character_confirm_delete.html", {"campaign": character.campaign, "character": character})
-
-
-@require_POST
-def character_invite(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
-    character = character_for_gm(request.user, campaign_id, character_id)
-    try:
-        outcome = actions.create_invitation(character.campaign, character, by=request.user)
-    except actions.ActionError as error:
-        messages.error(request, error.message)
-    else:
-        if outcome.event is None:
-            messages.info(request, _("%(name)s ya tiene un enlace de invitación pendiente.") % {"name": character.name})
-        else:
-            messages.success(request, _("Invitación creada: copia el enlace y envíalo al jugador."))
-    return redirect("campaign", campaign_id)

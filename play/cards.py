@@ -1,22 +1,16 @@
 """What a character card shows, worked out from the stored rows: PG, penalty band, penalties in words, wounds by kind
-with their healing time, illnesses; and the card's HTML, drawn once per state (card_html). A few queries for a whole
-campaign, whatever its size."""
+with their healing time, illnesses. A few queries for a whole campaign, whatever its size."""
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache, cached_property
-from operator import attrgetter
+from functools import cached_property
 
 from django.db import DEFAULT_DB_ALIAS
-from django.db.models import Model
-from django.utils.html import escape
-from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Invitation
 from characters.models import Character
-from play.fragments import drawn
 from play.party import view_words
 from rules import engine, explained, mapping
 from rules.models import Illness, Wound, WoundKind
@@ -45,8 +39,7 @@ class IllnessLine:
 
 @dataclass
 class Card:
-    """A character's card, worked out from the rows it is drawn from when first asked: a card whose HTML was drawn
-    before (card_html) is never worked out again."""
+    """A character's card, worked out from the rows it is drawn from when first asked."""
 
     character: Character  # with its player (select_related)
     wound_values: list[tuple[object, ...]]  # its wounds' stored fields (WOUND_FIELDS): rows only if worked out
@@ -123,21 +116,6 @@ class Card:
         view = self.character.party_view
         return _("Los demás jugadores ven: %(what)s") % {"what": view_words(view)} if view else ""
 
-    @cached_property
-    def drawn_from(self) -> tuple[object, ...]:
-        """Everything the card is worked out from: every stored field of its rows (the character, its player, its
-        wounds, its illnesses and their diseases, its invitation link) and the campaign clock. Two cards drawn from
-        equal values show the same thing."""
-        player = self.character.player if self.character.player_id is not None else None
-        return (
-            self.clock,
-            row_state(self.character),
-            row_state(player),
-            tuple(hashable(Wound, values) for values in self.wound_values),
-            tuple((row_state(row), row_state(row.disease)) for row in self.illness_rows),
-            row_state(self.invitation),
-        )
-
 
 def band_of(health: engine.Health) -> str:
     """The card's colour: the row of RULES.md section 4's penalty table that applies."""
@@ -190,35 +168,7 @@ def wound_lines(health: engine.Health) -> list[WoundLine]:
     ]
 
 
-def row_state(row: Model | None) -> tuple[object, ...]:
-    """Every stored field of a row, as values that compare and hash; () for no row."""
-    if row is None:
-        return ()
-    return hashable(type(row), _fields_of(type(row))[0](row))
-
-
-def hashable(model: type[Model], values: tuple[object, ...]) -> tuple[object, ...]:
-    """A row's stored fields, as values that compare and hash: a JSON value as its repr, which tells 1 from 1.0 and
-    from True (equal in Python)."""
-    unhashable = _fields_of(model)[1]
-    if not unhashable:
-        return values
-    state = list(values)
-    for i in unhashable:
-        state[i] = repr(state[i])
-    return tuple(state)
-
-
-@cache
-def _fields_of(model: type[Model]) -> tuple[Callable[[Model], tuple[object, ...]], tuple[int, ...]]:
-    """How to read every stored field of a model's rows at once, and which of them hold JSON or arrays."""
-    fields = model._meta.concrete_fields
-    getter = attrgetter(*(field.attname for field in fields))
-    unhashable = tuple(i for i, field in enumerate(fields) if field.get_internal_type() in ("JSONField", "ArrayField"))
-    return (getter if len(fields) > 1 else lambda row: (getter(row),)), unhashable
-
-
-# The many rows of a table: read as plain values, made model rows only for a card worked out (not for one drawn before).
+# The many rows of a table: read as plain values, made model rows only when a card is worked out.
 WOUND_FIELDS = [field.attname for field in Wound._meta.concrete_fields]
 WOUND_CHARACTER = WOUND_FIELDS.index("character_id")
 
@@ -239,35 +189,3 @@ def cards_for(campaign: Campaign, characters: Iterable[Character], invitations: 
     for illness in Illness.objects.filter(character_id__in=ids).select_related("disease").order_by("id"):
         illnesses[illness.character_id].append(illness)
     return [Card(c, wounds[c.pk], illnesses[c.pk], campaign.clock, pending.get(c.pk)) for c in characters]
-
-
-# A drawn card stands in for the page's CSRF token with this mark: no stored text holds a NUL (PostgreSQL refuses
-# it), nor does any template or translation, so the mark is only ever the token's place.
-CSRF_MARK = "\x00csrf-token\x00"
-
-
-@dataclass(frozen=True)
-class Showing:
-    """How a screen shows its cards."""
-
-    read_only: bool  # a player's page: no actions
-    site: str  # where this site is, for the invitation links
-    oob: bool = False  # swapped out of band, in the answer to an action
-    closed_slot: str | None = None  # the form slot just closed, if any: not kept as it was
-    csrf_token: str | None = None  # the page's; none in a live update (htmx sends it in a header)
-
-
-def card_html(card: Card, showing: Showing) -> SafeString:
-    """The card as components/card.html#card draws it, drawn once per state (play.fragments): from the card, which
-    depends only on what it is drawn from (Card.drawn_from), and how this screen shows it. Only the page's CSRF
-    token, new on every page, is put in afterwards."""
-    token = showing.csrf_token
-    how: dict[str, object] = {
-        "read_only": showing.read_only,
-        "card_oob": showing.oob,
-        "slot_closed": showing.closed_slot == str(card.character.pk),
-        "site": showing.site,
-        "csrf_token": CSRF_MARK if token else None,
-    }
-    html = drawn("components/card.html#card", {**how, "card": card}, (card.drawn_from, *how.values()))
-    return mark_safe(html.replace(CSRF_MARK, escape(token)) if token else html)  # noqa: S308 — a template's

@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django import forms
 from django.db.models import QuerySet
-from django.utils.safestring import SafeString
+from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.clock import parse_duration
 from campaigns.models import Campaign, PartyView
 from characters.models import Character
-from play.fragments import drawn
 from play.party import VIEW_WORDS
 from rules import actions, engine
 from rules.actions import Actor
@@ -223,11 +222,46 @@ class DamageForm(CampaignForm):
         self.fields["kind"] = forms.ChoiceField(
             label=_("Tipo de daño"), choices=[(kind.value, kind.label) for kind in DAMAGE_KINDS]
         )
+        # The kind whose fields the page showed (the template writes it beside them): a kind changed while its
+        # fields were still on their way must not be applied with the other kind's fields.
+        self.fields["fields_for"] = forms.CharField(required=False, widget=forms.HiddenInput)
         self.fields["characters"] = who_field(self)
         kind = self.data.get("kind") or self.initial.get("kind") or WoundKind.ATTACK
-        fields, _damage = DAMAGE_INPUTS.get(kind, DAMAGE_INPUTS[WoundKind.ATTACK])
-        self.fields.update(fields(self))
+        self.kind_shown = str(kind) if kind in DAMAGE_INPUTS else WoundKind.ATTACK.value
+        fields, _damage = DAMAGE_INPUTS[self.kind_shown]
+        own = fields(self)
+        self.kind_names = set(own)
+        self.fields.update(own)
         self.calls = CheckKind.FALL if kind == WoundKind.FALL else ""
+        if isinstance(self.data, QueryDict) and self.data.get("fields_for") not in (None, "", self.kind_shown):
+            # Refused below (clean): drawn again for this kind, its defaults (the fall's difficulty) are in place.
+            data = self.data.copy()
+            for name, field in own.items():
+                if name not in data and field.initial is not None:
+                    data[name] = str(field.initial)
+            self.data = data
+
+    def kind_fields(self) -> list[forms.BoundField]:
+        """The kind's own fields (its dice aside), drawn together right under the kind and redrawn when it changes."""
+        return [field for field in self if field.name in self.kind_names and not field.name.startswith("die")]
+
+    def other_fields(self) -> list[forms.BoundField]:
+        return [field for field in super().other_fields() if field.name not in self.kind_names]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        shown, kind = data.get("fields_for"), data.get("kind")
+        if shown and kind and shown != kind:
+            # The page showed another kind's fields: apply nothing, and draw this kind's fields, without the
+            # complaints of fields the GM has not seen yet.
+            for name in self.kind_names:
+                self.errors.pop(name, None)
+            message = _(
+                "Los campos que había no eran los de «%(kind)s»: no se ha aplicado nada. Rellénalos y vuelve a "
+                "enviarlo."
+            )
+            self.add_error(None, message % {"kind": WoundKind(kind).label})
+        return data
 
     def perform(self, by: Actor) -> actions.Outcome:
         data = self.cleaned_data
@@ -397,11 +431,10 @@ class AdvanceForm(CampaignForm):
         return {pk for value in posted if (pk := digits(value)) is not None}
 
     @property
-    def resting_html(self) -> SafeString:
-        """Who rests, as components/resting.html draws it: drawn once per list of names and ticks (play.fragments)."""
+    def resting_rows(self) -> tuple[RestingRow, ...]:
+        """Who rests, row by row, as components/resting.html draws them."""
         ticked = self.resting_ticked
-        rows = tuple(RestingRow(c.pk, c.name, c.pk in ticked) for c in self.resting_choices)
-        return drawn("components/resting.html", {"rows": rows}, rows)
+        return tuple(RestingRow(c.pk, c.name, c.pk in ticked) for c in self.resting_choices)
 
     @property
     def presets(self) -> list[tuple[str, StrOrPromise, bool]]:

@@ -5,20 +5,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from django.db.models import QuerySet
-from django.template.loader import render_to_string
-from django.utils.safestring import SafeString
-from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from campaigns.clock import format_clock, format_duration
 from campaigns.models import Campaign, Event, EventKind
 from characters.models import Character
 from play.party import view_words
-from play.recent import Recent
 from rules import explained, mapping
 from rules.explained import check_anchor
 from rules.models import Category, WoundKind
@@ -41,12 +37,6 @@ class Entry:
     when: str
     title: str
     lines: list[str]
-
-    @cached_property
-    def html(self) -> SafeString:
-        """The entry as components/log_entry.html draws it, from the entry alone: a worded entry is kept, and reused
-        only in the language it was worded in (entries_for), and so is its drawing."""
-        return render_to_string("components/log_entry.html", {"entry": self})
 
 
 @dataclass
@@ -468,25 +458,11 @@ def entry_for(
     return Entry(event, format_clock(event.clock_before), title, lines)
 
 
-# Worded entries, by (event, undone, whose lines, language, names): an event never changes but for being undone, so
-# each is worded once per process.
-_worded: Recent[tuple[object, ...], Entry] = Recent(4096)
-
-
 def entries_for(
     events: QuerySet[Event], names: dict[int, str], only: int | None = None, unseen: frozenset[int] = frozenset()
 ) -> list[Entry]:
-    """The entries of these events. Only the events not worded before are read in full: their details and the states
-    before and after are what makes a log costly to read, page after page, change after change."""
-    light = list(events.defer("details", "before", "after"))
-    context = (only, get_language(), hash(frozenset(names.items())), unseen)
-    found = {event.pk: _worded.get((event.pk, event.undone, *context)) for event in light}
-    missing = [pk for pk, entry in found.items() if entry is None]
-    if missing:
-        for event in Event.objects.filter(pk__in=missing):
-            worded = found[event.pk] = entry_for(event, names, only, unseen)
-            _worded.put((event.pk, event.undone, *context), worded)
-    return [entry for event in light if (entry := found[event.pk]) is not None]
+    """The entries of these events, in their order."""
+    return [entry_for(event, names, only, unseen) for event in events]
 
 
 def names_in(campaign: Campaign) -> dict[int, str]:
@@ -512,6 +488,12 @@ def sheet_log(
 
 def older_than(events: QuerySet[Event], before: int | None) -> QuerySet[Event]:
     return (events if before is None else events.filter(pk__lt=before)).order_by("-id")
+
+
+def log_page(entries: list[Entry], length: int, url: str) -> dict[str, Any]:
+    """A page of a log and, when it was full, the address of the one before it ("Sucesos anteriores")."""
+    older = next_page(entries, length)
+    return {"log": entries, "log_more": None if older is None else f"{url}?before={older}"}
 
 
 def next_page(entries: list[Entry], length: int) -> int | None:

@@ -1,51 +1,471 @@
-"""What each screen shows, built in one place for the page itself, for the htmx answers and for the live streams:
-the GM's table, a player's page and a character's sheet. Each costs a constant number of queries."""
+"""What each screen shows, region by region: the one list that the first load of a page, the answer to an action and
+the live stream all draw from (DESIGN.md principle 3, "one path to every screen").
+
+A screen is the GM's table, a player's page or a character's sheet. Each is a list of regions; a region is one element
+of the page (its id, its tag), the template that draws what is inside it, what it is drawn from, and which changes
+touch it. A page draws every region of its screen in place (`{% region %}`); a change sends each screen only the
+regions it touched, drawn by the same code, as a run of the same elements (`changes`), which static/js/screen.js puts
+in place: inside the element of the same id, or entry by entry for a log, never replacing a form being typed in.
+Every region is marked with the campaign version it was drawn at, so that an older drawing never covers a newer one.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
 
-from campaigns.access import Audience, characters_seen_by, companions_seen_by, seen_as, table_of
-from campaigns.models import Campaign, Event, PartyView
+from campaigns.access import (
+    Audience,
+    characters_seen_by,
+    companions_seen_by,
+    kept_from,
+    seen_as,
+    sheets_of,
+    table_of,
+)
+from campaigns.models import Campaign, Event, EventKind, PartyView
 from characters.models import Character
 from play.cards import Card, cards_for
 from play.checks import open_calls, pending_lines
 from play.forms import AdvanceForm, PartyViewForm
-from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, Entry, entry_for, names_in, next_page, sheet_log, table_log
+from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, entries_for, entry_for, names_in
 from play.party import companion
 from play.timeline import timeline_for
 from rules.actions import latest_undoable
+from rules.models import CalledCheck, CallStatus
 
 
-def table_context(campaign: Campaign) -> dict[str, Any]:
-    """Everything the GM's table shows."""
-    cards = cards_for(campaign, characters_seen_by(table_of(campaign)).select_related("player"), invitations=True)
+class Screen(StrEnum):
+    TABLE = "table"  # the GM's table
+    PAGE = "page"  # a player's page: their characters and their companions
+    SHEET = "sheet"  # one character's sheet, for its player or the GM
+
+
+@dataclass(frozen=True)
+class View:
+    """Who looks at which screen: everything a screen's regions are drawn from, but the campaign's state."""
+
+    audience: Audience
+    screen: Screen
+    character: int | None = None  # the sheet's
+
+
+def view_of(audience: Audience, character: int | None = None) -> View:
+    if character is not None:
+        return View(audience, Screen.SHEET, character)
+    return View(audience, Screen.TABLE if audience.is_gm else Screen.PAGE)
+
+
+# --- what a change touched -------------------------------------------------------------------------------------------
+
+# Events that change who is in play, their names or players, or what the players see of one another: lists of
+# characters and the companions are drawn again.
+ROSTER = {
+    EventKind.CHARACTER_ADDED,
+    EventKind.CHARACTER_EDITED,
+    EventKind.CHARACTER_REMOVED,
+    EventKind.INVITATION_CLAIMED,
+    EventKind.CAMPAIGN_EDITED,
+}
+# Events that call, close or reopen checks (an event that answered a call carries it in its details).
+CALLS = {EventKind.CHECK_CALLED, EventKind.CHECK_CANCELLED, EventKind.CHARACTER_REMOVED}
+# A disease's name or numbers show on every card of a character that has it: everything is drawn again.
+DISEASES = {EventKind.DISEASE_ADDED, EventKind.DISEASE_EDITED, EventKind.DISEASE_RETIRED, EventKind.DISEASE_RESTORED}
+
+
+@dataclass(frozen=True)
+class Touch:
+    """What one change touched, worked out from its event: which regions of a screen it redraws."""
+
+    everything: bool = False
+    clock: bool = False
+    characters: frozenset[int] = frozenset()
+    roster: bool = False
+    calls: bool = False
+    campaign: bool = False
+    entries: tuple[int, ...] = ()  # log entries new or changed (an undo marks the one it undid)
+
+    def character(self, pk: int) -> bool:
+        return self.everything or self.clock or pk in self.characters
+
+
+EVERYTHING = Touch(everything=True, clock=True, roster=True, calls=True, campaign=True)
+
+
+def touch_of(event: Event | None) -> Touch:
+    """What an event touched; everything for no event (a campaign whose changes may have been missed), and for an
+    event whose details cannot be read (an imported log): drawing everything is always right, only slower."""
+    if event is None:
+        return EVERYTHING
+    try:
+        return _touch_of(event)
+    except (AttributeError, TypeError, ValueError):
+        return EVERYTHING
+
+
+def _touch_of(event: Event) -> Touch:
+    action, details = event.action, event.details
+    entries: tuple[int, ...] = (event.pk,)
+    if action == EventKind.UNDO:
+        # An undo touches what the event it undid touched, and that event's entry, now marked undone.
+        action = details.get("action", "")
+        details = details.get("undone", {}).get("details", {})
+        entries = (event.pk, int(event.details.get("event", 0)))
+    if action in DISEASES:
+        return Touch(everything=True, clock=True, roster=True, calls=True, entries=entries)
+    return Touch(
+        clock=event.clock_before != event.clock_after,
+        characters=frozenset(event.characters),
+        roster=action in ROSTER,
+        calls=action in CALLS or "call" in details,
+        campaign=action == EventKind.CAMPAIGN_EDITED,
+        entries=entries,
+    )
+
+
+# --- drawing ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Drawing:
+    """One screen drawn at one moment: what its regions are drawn from, each worked out once, when first asked."""
+
+    campaign: Campaign  # fresh: its version marks every region drawn
+    view: View
+    site: str  # scheme and host, for the links people copy (invitations)
+    request: HttpRequest | None = None  # a page or an answer (CSRF tokens for forms without script); None: a stream
+    touch: Touch = EVERYTHING
+
+    @property
+    def audience(self) -> Audience:
+        return self.view.audience
+
+    @property
+    def read_only(self) -> bool:
+        return not self.audience.is_gm
+
+    @cached_property
+    def seen(self) -> list[Character]:
+        return list(characters_seen_by(self.audience).select_related("player"))
+
+    @cached_property
+    def cards(self) -> list[Card]:
+        return cards_for(self.campaign, self.seen, invitations=self.audience.is_gm)
+
+    def cards_touched(self) -> list[Card]:
+        return [card for card in self.cards if self.touch.character(card.character.pk)]
+
+    @cached_property
+    def kept(self) -> frozenset[int]:
+        return kept_from(self.audience)
+
+    @cached_property
+    def names(self) -> dict[int, str]:
+        return names_in(self.campaign)
+
+    @cached_property
+    def sheet(self) -> Character | None:
+        """The sheet's character, while this audience may still see it (removed or handed over: None)."""
+        return next((character for character in self.seen if character.pk == self.view.character), None)
+
+    def base(self) -> dict[str, Any]:
+        return {"campaign": self.campaign, "read_only": self.read_only, "site": self.site, "drawing": self}
+
+    def render(self, template: str, context: dict[str, Any]) -> SafeString:
+        return mark_safe(render_to_string(template, {**self.base(), **context}, self.request))  # noqa: S308
+
+
+# --- regions ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Region:
+    """One element of a screen: `name` is its id (a card's and a sheet's end in the character's id), `how` how a
+    change lands there ("inner": what is inside is replaced, forms being typed in kept; "keyed": children of the same
+    id are kept, their own regions updated; "entries": log entries added or replaced by id, the oldest let go)."""
+
+    name: str
+    template: str
+    draw: Callable[[Drawing], dict[str, Any]]
+    touched: Callable[[Drawing], bool]
+    tag: str = "div"
+    attrs: dict[str, str] = field(default_factory=dict)
+    how: str = "inner"
+    per_card: bool = False  # one per card the screen shows ("card-12")
+
+
+def element(drawing: Drawing, region: Region, context: dict[str, Any], name: str | None = None) -> SafeString:
+    """A region as the page has it: its element, marked with the version it was drawn at, around its content."""
+    inner = drawing.render(region.template, context)
+    attrs = {"id": name or region.name, **region.attrs, "data-how": region.how, "data-v": str(drawing.campaign.version)}
+    attributes = format_html_join(" ", '{}="{}"', attrs.items())
+    return format_html("<{} {}>{}</{}>", region.tag, attributes, inner, region.tag)
+
+
+def clock(drawing: Drawing) -> dict[str, Any]:
+    return {}  # the campaign is all it shows (and the campaign's name)
+
+
+def cards(drawing: Drawing) -> dict[str, Any]:
+    return {"cards": drawing.cards}
+
+
+def calls(drawing: Drawing) -> dict[str, Any]:
+    return {"calls": open_calls(drawing.campaign)}
+
+
+def resting(drawing: Drawing) -> dict[str, Any]:
+    return {"rows": clock_form(drawing.campaign, drawing.seen).resting_rows}
+
+
+def party_view(drawing: Drawing) -> dict[str, Any]:
+    return {"form": PartyViewForm(campaign=drawing.campaign)}
+
+
+def undo(drawing: Drawing) -> dict[str, Any]:
+    undoable = latest_undoable(drawing.campaign)
+    return {"undo": None if undoable is None else entry_for(undoable, drawing.names)}
+
+
+def log(drawing: Drawing) -> dict[str, Any]:
+    """The GM's log: its latest page on a load; the entries a change added or changed, and the page's end."""
+    url = reverse("campaign_log", args=[drawing.campaign.pk])
+    events = drawing.campaign.events.all()
+    # Entries name characters as they are called now: a rename words every entry again.
+    full = drawing.touch.roster or drawing.touch.campaign
+    return entries_context(drawing, events, LOG_LENGTH, url, "log-more", drawing.names, full=full)
+
+
+def sheet_log_entries(drawing: Drawing) -> dict[str, Any]:
+    """A sheet's log: only the events about its character, only their lines about it, a hidden healer unnamed."""
+    character = drawing.sheet
+    if character is None:
+        return {"log": [], "log_more": None, "more_id": "sheet-log-more", "whole": True}
+    events = drawing.campaign.events.filter(characters__contains=[character.pk])
+    url = reverse("character_log", args=[drawing.campaign.pk, character.pk])
+    names = {character.pk: character.name}
+    # Who may be named can change with the roster (a healer hidden): then every entry is worded again.
+    full = drawing.touch.roster or drawing.touch.campaign
+    context = entries_context(drawing, events, SHEET_LOG_LENGTH, url, "sheet-log-more", names, character.pk, full)
+    return {**context, "empty": _("Nada todavía.")}
+
+
+def entries_context(
+    drawing: Drawing,
+    events: QuerySet[Event],
+    length: int,
+    url: str,
+    more_id: str,
+    names: dict[int, str],
+    only: int | None = None,
+    full: bool = False,
+) -> dict[str, Any]:
+    """A log's latest page (`length` entries) and where the page before it starts ("Sucesos anteriores"): on a load
+    every entry of it; for a change only the entries it added or changed (screen.js puts them in order)."""
+    newest = events.order_by("-id")
+    page = list(newest.values_list("pk", flat=True)[:length])
+    chosen = page if full or drawing.touch.everything else list(drawing.touch.entries)
+    entries = entries_for(newest.filter(pk__in=chosen), names, only, drawing.kept)
+    older = page[-1] if len(page) == length else None
+    log_more = None if older is None else f"{url}?before={older}"
+    return {"log": entries, "log_more": log_more, "more_id": more_id, "whole": chosen is page}
+
+
+def my_checks(drawing: Drawing) -> dict[str, Any]:
+    """The checks a player's characters owe, on their page."""
+    own = [character.pk for character in drawing.seen]
+    return {"my_checks": pending_lines(drawing.campaign, own), "where": "page"}
+
+
+def party(drawing: Drawing) -> dict[str, Any]:
+    """A player's companions, each as the party view shows it (`campaign` is fresh: its party view decides)."""
+    found = cards_for(drawing.campaign, companions_seen_by(drawing.audience).select_related("player"))
+    views = [(card, seen_as(card.character, drawing.campaign)) for card in found]
     return {
-        "campaign": campaign,
-        "cards": cards,
-        **log_context(campaign),
-        "clock_form": clock_form(campaign, [card.character for card in cards]),
-        "calls": open_calls(campaign),
-        "party_view_form": PartyViewForm(campaign=campaign),
+        "companions": [
+            companion(card.character, card.health, view, card.band) for card, view in views if view != PartyView.HIDDEN
+        ]
     }
 
 
-def changes_context(campaign: Campaign, changed: Iterable[int]) -> dict[str, Any]:
-    """What one action changed on the GM's table, for the answer to their click (htmx out-of-band swaps): the cards of
-    the characters it touched, the clock, who rests, the undo button and the log — not the whole table."""
-    seen = characters_seen_by(table_of(campaign))
-    cards = cards_for(campaign, seen.filter(pk__in=list(changed)).select_related("player"), invitations=True)
+def party_touched(drawing: Drawing) -> bool:
+    touch = drawing.touch
+    if touch.everything or touch.roster or touch.campaign or touch.clock:
+        return True
+    return companions_seen_by(drawing.audience).filter(pk__in=touch.characters).exists()
+
+
+def sheet(drawing: Drawing) -> dict[str, Any]:
+    """A character's sheet, for a reader who may not see the characters `kept` (access.kept_from); a character
+    removed from the campaign or handed to another player is said to be gone."""
+    character = drawing.sheet
+    if character is None:
+        # Named only to whom it was theirs to see: the GM, or its player (a character handed to another is not).
+        gone = sheets_of(drawing.audience).filter(pk=drawing.view.character or 0).first()
+        return {"gone": gone, "unseen": True}
+    [card] = cards_for(drawing.campaign, [character])
     return {
-        "campaign": campaign,
-        "cards": cards,
-        **log_context(campaign),
-        "clock_form": clock_form(campaign, list(seen)),
-        "calls": open_calls(campaign),
-        "party_view_form": PartyViewForm(campaign=campaign),
+        "card": card,
+        "health": card.health,
+        "character": character,
+        "timeline": timeline_for(drawing.campaign, character),
+        "my_checks": pending_lines(drawing.campaign, [character.pk]),
+        "where": "sheet",
+        "is_gm": drawing.audience.is_gm,
     }
+
+
+def sheet_touched(drawing: Drawing) -> bool:
+    touch = drawing.touch
+    return touch.roster or touch.campaign or touch.character(drawing.view.character or 0)
+
+
+def my_checks_touched(drawing: Drawing) -> bool:
+    """A player's checks: when a call about their characters changed, or the state a pending one's formula says."""
+    own = [character.pk for character in drawing.seen if drawing.touch.character(character.pk)]
+    return drawing.touch.roster or bool(own) and (drawing.touch.calls or owes_check(drawing, own))
+
+
+def owes_check(drawing: Drawing, characters: list[int]) -> bool:
+    """Whether any of these characters owes a called check: its formula says the penalties of their state now."""
+    pending = CalledCheck.objects.filter(campaign=drawing.campaign, status=CallStatus.PENDING)
+    return bool(characters) and pending.filter(character_id__in=characters).exists()
+
+
+def always(drawing: Drawing) -> bool:
+    return True
+
+
+NAME = Region("campaign-name", "components/campaign_name.html", clock, lambda d: d.touch.campaign, tag="span")
+CLOCK = Region("clock", "components/clock.html", clock, lambda d: d.touch.clock, tag="span", attrs={"class": "clock"})
+CARDS = Region(
+    "cards", "components/cards.html", cards, lambda d: d.touch.roster, tag="ul", attrs={"class": "cards"}, how="keyed"
+)
+CARD = Region(
+    "card",
+    "components/card.html#card_state",
+    lambda d: {},
+    lambda d: True,
+    attrs={"class": "card-state"},
+    per_card=True,
+)
+CARD_ACTIONS = Region(
+    "card-actions",
+    "components/card.html#actions",
+    lambda d: {},
+    lambda d: True,
+    attrs={"class": "card-actions"},
+    per_card=True,
+)
+
+SCREENS: dict[Screen, list[Region]] = {
+    Screen.TABLE: [
+        NAME,
+        CLOCK,
+        Region("resting", "components/resting.html", resting, lambda d: d.touch.roster),
+        Region("party-view", "components/party_view_control.html", party_view, lambda d: d.touch.campaign),
+        Region(
+            "calls",
+            "components/called_checks.html",
+            calls,
+            lambda d: (
+                d.touch.calls or d.touch.roster or owes_check(d, [c.pk for c in d.seen if d.touch.character(c.pk)])
+            ),
+            tag="section",
+            attrs={"class": "calls", "aria-labelledby": "calls-title"},
+        ),
+        CARDS,
+        CARD,
+        CARD_ACTIONS,
+        Region("undo-button", "components/undo_button.html", undo, always),
+        Region(
+            "log-entries",
+            "components/log.html",
+            log,
+            always,
+            tag="ol",
+            attrs={"class": "entries", "data-length": str(LOG_LENGTH)},
+            how="entries",
+        ),
+    ],
+    Screen.PAGE: [
+        NAME,
+        CLOCK,
+        Region(
+            "my-checks",
+            "components/my_checks.html",
+            my_checks,
+            my_checks_touched,
+            tag="section",
+            attrs={"class": "my-checks", "data-clears": "check-said"},
+        ),
+        CARDS,
+        CARD,
+        Region("party", "components/party.html", party, party_touched),
+    ],
+    Screen.SHEET: [
+        NAME,
+        CLOCK,
+        Region(
+            "sheet",
+            "character_sheet.html#state",
+            sheet,
+            sheet_touched,
+            attrs={"class": "sheet-state", "data-clears": "check-said"},
+        ),
+        Region(
+            "sheet-log",
+            "components/log.html",
+            sheet_log_entries,
+            lambda d: d.sheet is not None and d.touch.character(d.sheet.pk) or d.touch.roster,
+            tag="ol",
+            attrs={"class": "entries", "data-length": str(SHEET_LOG_LENGTH)},
+            how="entries",
+        ),
+    ],
+}
+
+REGIONS = {region.name: region for regions in SCREENS.values() for region in regions}
+
+
+def draw_region(
+    drawing: Drawing, name: str, card: Card | None = None, given: dict[str, Any] | None = None
+) -> SafeString:
+    """One region of the screen as the page draws it in place (`{% region %}`): all of it."""
+    region = REGIONS[name]
+    if region.per_card:
+        assert card is not None
+        return element(drawing, region, {"card": card}, f"{name}-{card.character.pk}")
+    return element(drawing, region, region.draw(drawing) if given is None else given)
+
+
+def changes(drawing: Drawing) -> SafeString:
+    """What a change sends one screen: each region it touched, once, as the page has it (the whole screen when the
+    change is unknown: a stream's first message)."""
+    parts = []
+    drawn = set()
+    for region in SCREENS[drawing.view.screen]:
+        if region.per_card:
+            if CARDS.name not in drawn:  # a card list drawn again holds every card already
+                parts += [draw_region(drawing, region.name, card) for card in drawing.cards_touched()]
+        elif drawing.touch.everything or region.touched(drawing):
+            parts.append(element(drawing, region, region.draw(drawing)))
+            drawn.add(region.name)
+    return mark_safe("".join(parts))  # noqa: S308 — each drawn by its template
+
+
+# --- what a page needs besides its regions ---------------------------------------------------------------------------
 
 
 def clock_form(campaign: Campaign, in_play: list[Character]) -> AdvanceForm:
@@ -56,69 +476,20 @@ def clock_form(campaign: Campaign, in_play: list[Character]) -> AdvanceForm:
     return form
 
 
-def log_context(campaign: Campaign) -> dict[str, Any]:
-    """The GM's log and the undo button, which names the one event it will undo."""
-    undoable = latest_undoable(campaign)
-    names = names_in(campaign)
-    log = table_log(campaign, names)
-    return {
-        "campaign": campaign,
-        **log_page(log, LOG_LENGTH, reverse("campaign_log", args=[campaign.pk])),
-        "undo": None if undoable is None else undo_entry(undoable, log, names),
-    }
+def page_context(drawing: Drawing) -> dict[str, Any]:
+    """A whole page: its regions come from the drawing; the rest (the clock form, the sheet's stats) from here."""
+    context: dict[str, Any] = {"drawing": drawing, "campaign": drawing.campaign, "read_only": drawing.read_only}
+    if drawing.view.screen == Screen.TABLE:
+        context["clock_form"] = clock_form(drawing.campaign, drawing.seen)
+        context["party_view_form"] = PartyViewForm(campaign=drawing.campaign)
+    if drawing.view.screen == Screen.SHEET:
+        context.update(sheet(drawing))
+    return context
 
 
-def undo_entry(undoable: Event, log: list[Entry], names: dict[int, str]) -> Entry:
-    """The entry the undo button names: as the log words it, mostly already worded on the log's page."""
-    return next((entry for entry in log if entry.event.pk == undoable.pk), None) or entry_for(undoable, names)
+def gm_drawing(campaign: Campaign, request: HttpRequest | None, touch: Touch = EVERYTHING) -> Drawing:
+    return Drawing(campaign, View(table_of(campaign), Screen.TABLE), site_of(request), request, touch)
 
 
-def log_page(entries: list[Entry], length: int, url: str) -> dict[str, Any]:
-    """A page of a log and, when it was full, the address of the one before it ("Sucesos anteriores")."""
-    older = next_page(entries, length)
-    return {"log": entries, "log_more": None if older is None else f"{url}?before={older}"}
-
-
-def player_context(campaign: Campaign, audience: Audience) -> dict[str, Any]:
-    """A player's page: their own characters' cards, read only, and their companions."""
-    cards = cards_for(campaign, characters_seen_by(audience).select_related("player"))
-    context = {"campaign": campaign, "cards": cards, "read_only": True, **party_context(campaign, audience)}
-    return {**context, **my_checks(campaign, audience)}
-
-
-def my_checks(campaign: Campaign, audience: Audience) -> dict[str, Any]:
-    """The checks a player's characters owe, on their page (components/my_checks.html)."""
-    own = characters_seen_by(audience).values_list("pk", flat=True)
-    return {"my_checks": pending_lines(campaign, own), "where": "page"}
-
-
-def party_context(campaign: Campaign, audience: Audience) -> dict[str, Any]:
-    """A player's companions (components/party.html), each as the party view shows it: for the page and its stream.
-    `campaign` must be fresh: its party view decides."""
-    cards = cards_for(campaign, companions_seen_by(audience).select_related("player"))
-    views = [(card, seen_as(card.character, campaign)) for card in cards]
-    companions = [
-        companion(card.character, card.health, view, card.band) for card, view in views if view != PartyView.HIDDEN
-    ]
-    return {"companions": companions}
-
-
-def sheet_context(campaign: Campaign, card: Card, unseen: frozenset[int] = frozenset()) -> dict[str, Any]:
-    """A character's sheet: its card in full and the latest events about it, for a reader who may not see the
-    characters `unseen` (access.kept_from)."""
-    character: Character = card.character
-    return {
-        "campaign": campaign,
-        "card": card,
-        "health": card.health,
-        "character": character,
-        "timeline": timeline_for(campaign, character),
-        "my_checks": pending_lines(campaign, [character.pk]),
-        "where": "sheet",
-        **log_page(
-            sheet_log(campaign, character, unseen=unseen),
-            SHEET_LOG_LENGTH,
-            reverse("character_log", args=[campaign.pk, character.pk]),
-        ),
-        "read_only": True,
-    }
+def site_of(request: HttpRequest | None) -> str:
+    return "" if request is None else f"{request.scheme}://{request.get_host()}"

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from campaigns.clock import format_clock
 from campaigns.models import Campaign, Event, EventKind
 from characters.models import Character
-from play.recent import Recent
 from rules import engine, mapping
 from rules.explained import penalty_bands
 from rules.models import WoundKind
@@ -77,49 +75,20 @@ class Stretch:
     top: int
 
 
-# An event never changes but for being undone (and undone ones are left out): each is worked out once per process,
-# so that a change costs what it changed, not the character's whole history.
-_stretches: Recent[tuple[int, int, str], Stretch] = Recent(8192)
-
-
-# Every change of a campaign bumps its version: a chart drawn at a version is the chart at that version (the GM's and
-# the player's screens of one sheet share it).
-_charts: Recent[tuple[int, int, int, str], Timeline] = Recent(1024)
-
-
 def timeline_for(campaign: Campaign, character: Character) -> Timeline:
-    """The chart of one character, from the log as it stands (undone events left out)."""
-    key = (campaign.pk, campaign.version, character.pk, get_language())
-    chart = _charts.get(key)
-    if chart is None:
-        chart = chart_of(campaign, character)
-        _charts.put(key, chart)
-    return chart
-
-
-def chart_of(campaign: Campaign, character: Character) -> Timeline:
-    """One light query, and one for the events not worked out before."""
+    """The chart of one character, from the log as it stands (undone events left out): one query."""
+    fields = ("action", "clock_before", "clock_after", "details", "before", "after")
     events = (
         Event.objects.filter(campaign=campaign, characters__contains=[character.pk], undone=False)
         .exclude(action=EventKind.UNDO)
         .order_by("id")
+        .only(*fields)
     )
-    language = get_language()
-    ids = list(events.values_list("pk", flat=True))
-    found = {pk: _stretches.get((pk, character.pk, language)) for pk in ids}
-    missing = [pk for pk, stretch in found.items() if stretch is None]
-    if missing:
-        fields = ("action", "clock_before", "clock_after", "details", "before", "after")
-        for event in events.filter(pk__in=missing).only(*fields):
-            found[event.pk] = worked_out = stretch_of(event, character.pk)
-            _stretches.put((event.pk, character.pk, language), worked_out)
     points: list[tuple[int, int]] = []
     markers: list[Marker] = []
     top = character.max_pg
-    for pk in ids:
-        stretch = found[pk]
-        if stretch is None:
-            continue  # gone since the first query (a campaign deleted meanwhile): nothing to draw
+    for event in events:
+        stretch = stretch_of(event, character.pk)
         if not points and stretch.start is not None:
             points.append(stretch.start)
         points += stretch.points

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from play import live, views
+from play import check_views, live, views
 
 CAMPAIGN = "campaigns/<int:campaign_id>/"
 
@@ -17,9 +17,11 @@ urlpatterns = [
     path(CAMPAIGN + "act/treat_illness/", views.treat_illness, name="treat_illness"),
     path(CAMPAIGN + "act/medicate/", views.medicate, name="medicate"),
     path(CAMPAIGN + "act/exertion/", views.exertion, name="exertion"),
-    path(CAMPAIGN + "act/answer_check/", views.answer_check, name="answer_check"),
-    path(CAMPAIGN + "act/cancel_check/", views.cancel_check, name="cancel_check"),
+    path(CAMPAIGN + "act/answer_check/", check_views.answer_check, name="answer_check"),
+    path(CAMPAIGN + "act/cancel_check/", check_views.cancel_check, name="cancel_check"),
     path(CAMPAIGN + "act/close/", views.close_form, name="close_form"),
     path(CAMPAIGN + "party-view/", views.party_view, name="party_view"),
     path(CAMPAIGN + "undo/", views.undo, name="undo"),
+    path(CAMPAIGN + "characters/<int:character_id>/invite/", views.invite, name="character_invite"),
+    path(CAMPAIGN + "invitations/<int:invitation_id>/revoke/", views.revoke_invitation, name="invitation_revoke"),
 ]

@@ -9,38 +9,52 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.contrib import messages
-from django.forms import Form
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST, require_safe
-from django_htmx.http import reswap, retarget, trigger_client_event
-from django_htmx.middleware import HtmxDetails
+from django_htmx.http import reswap, retarget
 
 from campaigns import access
 from campaigns.models import Campaign
 from characters.models import Character
 from play import forms
-from play.cards import cards_for
-from play.checks import CheckLine, open_calls
-from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, outcome_lines, sheet_log, table_log
+from play.answers import (
+    PARTY_VIEW,
+    HtmxHttpRequest,
+    announcement,
+    answers_in_place,
+    render_changes,
+)
+from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, log_page, sheet_log, table_log
 from play.preview import foreseen
-from play.screens import changes_context, log_page, my_checks, player_context, sheet_context, table_context
+from play.screens import (
+    Drawing,
+    View,
+    gm_drawing,
+    page_context,
+    site_of,
+    view_of,
+)
 from rules import actions
 from rules.forms import digits, posted
-from rules.models import CalledCheck
 
 type Initial = dict[str, str | list[str]]
 
-PARTY_VIEW = "partyview"  # the GM's party view control, as the slot an answer closes and focuses
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
-
 
 # --- pages -----------------------------------------------------------------------------------------------------------
+
+
+def stream_url(campaign: Campaign, view: View) -> str:
+    url = reverse("campaign_stream", args=[campaign.pk])
+    return url if view.character is None else f"{url}?sheet={view.character}"
+
+
+def screen_page(request: HtmxHttpRequest, template: str, campaign: Campaign, view: View) -> HttpResponse:
+    """A screen as a fresh load draws it: every region of it (play.screens), and its live stream's address."""
+    drawing = Drawing(campaign, view, site_of(request), request)
+    return render(request, template, {**page_context(drawing), "stream_url": stream_url(campaign, view)})
 
 
 @require_safe
@@ -48,20 +62,16 @@ def campaign(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     """The GM's table, or a player's page with their own characters."""
     campaign = access.campaign_for_user(request.user, campaign_id)
     audience = access.audience_of(request.user, campaign)
-    if not audience.is_gm:
-        return render(request, "campaign_player.html", player_context(campaign, audience))
-    return render(request, "campaign.html", table_context(campaign))
+    template = "campaign.html" if audience.is_gm else "campaign_player.html"
+    return screen_page(request, template, campaign, view_of(audience))
 
 
 @require_safe
 def character(request: HtmxHttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
     """A character's sheet, for its player and for the GM."""
     found = access.character_for_user(request.user, campaign_id, character_id)
-    [card] = cards_for(found.campaign, [found])
     audience = access.audience_of(request.user, found.campaign)
-    context = sheet_context(found.campaign, card, access.kept_from(audience))
-    context["is_gm"] = audience.is_gm
-    return render(request, "character_sheet.html", context)
+    return screen_page(request, "character_sheet.html", found.campaign, view_of(audience, found.pk))
 
 
 def page_before(request: HtmxHttpRequest) -> int | None:
@@ -168,9 +178,12 @@ def answer(
         "title": title,
         "action_url": reverse(url_name, args=[campaign.pk]),
         "filled": "kind" if request.method == "GET" and "kind" in request.GET else "",
+        "drawing": gm_drawing(campaign, request),  # the clock form draws who rests as its region
     }
+    # A form drawn again after a refusal looks as it did the first time (a choice of one already made).
+    form.preselect_single_choices()
     if request.method == "GET":
-        form.preselect_single_choices()
+        pass
     elif form.stale():
         form.is_valid()  # the errors of what was typed still show; the new choices are drawn
         message = _("La mesa ha cambiado desde que abriste este formulario: revisa las opciones y vuelve a enviarlo.")
@@ -198,62 +211,7 @@ def answer(
     return reswap(retarget(response, f"#slot-{slot}"), "innerHTML")
 
 
-def focus_of(slot: str, outcome: actions.Outcome) -> str:
-    """Where the keyboard goes after an action: the card acted on, the group buttons, or the duration field."""
-    if slot == "advance":
-        return "advance-duration"
-    if slot == PARTY_VIEW:
-        return "party_view"
-    if slot.isdigit():
-        return f"character-{slot}"
-    if slot == "checks":
-        return "calls"
-    if len(outcome.characters) == 1:
-        return f"character-{outcome.characters[0].pk}"
-    return "party-damage"
-
-
-def render_changes(
-    request: HtmxHttpRequest, campaign: Campaign, outcome: actions.Outcome, closed_slot: str
-) -> HttpResponse:
-    """The answer to an action: only what it changed, swapped out of band (the cards it touched — all the cards when the
-    clock moved, since healing times count from now — the clock, who rests, the undo button, the log) and the form
-    it came from closed. Other forms left open stay as they are (their slots are preserved)."""
-    clock_before = campaign.clock
-    campaign.refresh_from_db()
-    every_card = campaign.clock != clock_before
-    if every_card:
-        context = table_context(campaign)
-    else:
-        changed = [character.pk for character in outcome.characters]
-        if closed_slot.isdigit():
-            changed.append(int(closed_slot))  # its form closes even if its character did not change
-        context = changes_context(campaign, changed)
-    context.update(announce=announcement(outcome), closed_slot=closed_slot, oob=True, every_card=every_card)
-    response = reswap(render(request, "components/changes.html", context), "none")
-    trigger_client_event(response, "twelveplus:focus", {"value": focus_of(closed_slot, outcome)}, after="settle")
-    return response
-
-
-def render_table(request: HtmxHttpRequest, campaign: Campaign, announce: str, focus: str) -> HttpResponse:
-    """The whole table, after an undo (which may bring back anything: a character, a disease). Forms left open stay
-    open (hx-preserve)."""
-    campaign.refresh_from_db()
-    context = table_context(campaign)
-    context["announce"] = announce
-    response = render(request, "campaign.html#table", context)
-    trigger_client_event(response, "twelveplus:focus", {"value": focus}, after="settle")
-    return response
-
-
-def announcement(outcome: actions.Outcome) -> str:
-    """What a screen reader says after an action: each affected character's PG."""
-    return "; ".join(f"{c.name}: {c.pg}/{c.max_pg} PG" for c in outcome.characters)
-
-
-# --- one view per action ---------------------------------------------------------------------------------------------
-
-
+@answers_in_place
 @require_http_methods(["GET", "POST"])
 def damage(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
@@ -262,6 +220,7 @@ def damage(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     return answer(request, campaign, form, _("Aplicar daño"), "damage", patient)
 
 
+@answers_in_place
 @require_http_methods(["GET", "POST"])
 def expose(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
@@ -270,6 +229,7 @@ def expose(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     return answer(request, campaign, form, _("Exponer a una enfermedad"), "expose", patient)
 
 
+@answers_in_place
 @require_http_methods(["GET", "POST"])
 def advance(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
@@ -293,14 +253,16 @@ def render_preview(request: HtmxHttpRequest, campaign: Campaign, form: forms.Adv
         preview = form.preview()
     except actions.ActionError as error:
         form.refuse(error)
-        response = render(request, "components/clock_form.html", {"campaign": campaign, "form": form}, status=422)
+        context = {"campaign": campaign, "form": form, "drawing": gm_drawing(campaign, request)}
+        response = render(request, "components/clock_form.html", context, status=422)
         return reswap(retarget(response, "#form-advance"), "outerHTML")
     context = {"campaign": campaign, "form": form, "preview": preview, "foreseen": foreseen(preview), "note": note}
     response = render(request, "components/advance_preview.html", context)
-    trigger_client_event(response, "twelveplus:focus", {"value": "advance-preview"}, after="settle")
+    response["X-Focus"] = "advance-preview"
     return reswap(retarget(response, "#advance-preview"), "innerHTML")
 
 
+@answers_in_place
 @require_http_methods(["GET", "POST"])
 def treat_wounds(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
@@ -309,6 +271,7 @@ def treat_wounds(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     return answer(request, campaign, form, _("Tratar heridas"), "treat_wounds", patient)
 
 
+@answers_in_place
 @require_http_methods(["GET", "POST"])
 def treat_illness(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
@@ -317,6 +280,7 @@ def treat_illness(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     return answer(request, campaign, form, _("Tratar una enfermedad"), "treat_illness", patient)
 
 
+@answers_in_place
 @require_http_methods(["GET", "POST"])
 def medicate(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
@@ -325,6 +289,7 @@ def medicate(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     return answer(request, campaign, form, _("Dar medicamentos"), "medicate", patient)
 
 
+@answers_in_place
 @require_http_methods(["GET", "POST"])
 def exertion(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
@@ -333,113 +298,7 @@ def exertion(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     return answer(request, campaign, form, _("Tirada de esfuerzo"), "exertion", patient)
 
 
-@require_POST
-def answer_check(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
-    """A called check's die, from the player's phone (their page or their sheet) or from the GM's table; or the
-    server's roll. Only the checks of characters this user sees, and only while they wait."""
-    campaign = access.campaign_for_user(request.user, campaign_id)
-    audience = access.audience_of(request.user, campaign)
-    checks = CalledCheck.objects.filter(campaign=campaign, character__in=access.characters_seen_by(audience))
-    form = forms.CheckAnswerForm(request.POST, checks=checks.select_related("character", "disease"))
-    where = request.POST.get("where", "page")
-    where = where if where in ("page", "sheet", "table") and (where != "table" or audience.is_gm) else "page"
-    if form.is_valid():
-        try:
-            outcome = form.perform(request.user)
-        except actions.ActionError as error:
-            form.add_error("die" if error.field == "die" else None, error.message)
-        else:
-            return checked(request, campaign, audience, outcome, where)
-    errors = [str(message) for messages in form.errors.values() for message in messages]
-    if not request.htmx:
-        return refused_page(request, campaign, audience, form, errors)
-    check = form.cleaned_data.get("check") if "check" not in form.errors else None
-    if check is None:
-        # Answered or cancelled meanwhile (another tab, the GM): the list as it is now, with the reason.
-        return owed_checks(request, campaign, audience, where, " ".join(errors), status=422)
-    context = {"campaign": campaign, "line": CheckLine(check), "where": where, "errors": errors}
-    context["value"] = request.POST.get("die", "")[:20]
-    response = render(request, "components/check_answer.html", context, status=422)
-    return reswap(retarget(response, f"#check-{check.pk}"), "outerHTML")
-
-
-def checked(
-    request: HtmxHttpRequest, campaign: Campaign, audience: access.Audience, outcome: actions.Outcome, where: str
-) -> HttpResponse:
-    """The answer to a die: the GM's table as after any action; a player's list of checks, or their sheet, with the
-    roll in words."""
-    names = {character.pk: character.name for character in outcome.characters}
-    lines = [] if outcome.event is None else outcome_lines(outcome.event, names, outcome.characters[0].pk, who=False)
-    said = ". ".join(str(line) for line in lines)
-    if not request.htmx:
-        messages.success(request, said)
-        if where == "sheet" and outcome.characters:
-            return redirect("character", campaign.pk, outcome.characters[0].pk)
-        return redirect("campaign", campaign.pk)
-    if where == "table":
-        return render_changes(request, campaign, outcome, "checks")
-    campaign.refresh_from_db()
-    if where == "sheet" and outcome.characters:
-        [card] = cards_for(campaign, [outcome.characters[0]])
-        context = {
-            **sheet_context(campaign, card, access.kept_from(audience)),
-            "is_gm": audience.is_gm,
-            "answered": said,
-        }
-        return render(request, "character_sheet.html#state", context)
-    return owed_checks(request, campaign, audience, where, said)
-
-
-def owed_checks(
-    request: HtmxHttpRequest, campaign: Campaign, audience: access.Audience, where: str, said: str, status: int = 200
-) -> HttpResponse:
-    """The checks still owed where the answer came from: the player's page list, or the GM's calls."""
-    if where == "table":
-        context = {"campaign": campaign, "calls": open_calls(campaign), "said": said}
-        response = render(request, "components/called_checks.html", context, status=status)
-        return reswap(retarget(response, "#calls"), "innerHTML")
-    context = {"campaign": campaign, **my_checks(campaign, audience), "answered": said}
-    if where == "sheet":
-        context["where"] = "sheet"
-        response = render(request, "components/my_checks.html", context, status=status)
-        return reswap(retarget(response, "closest .my-checks"), "innerHTML")
-    response = render(request, "components/my_checks.html", context, status=status)
-    return reswap(retarget(response, "#my-checks"), "innerHTML")
-
-
-def refused_page(
-    request: HtmxHttpRequest, campaign: Campaign, audience: access.Audience, form: Form, errors: list[str]
-) -> HttpResponse:
-    """Without htmx, a refused die or cancellation: its reasons and the checks still waiting; nothing done (400)."""
-    context = {"campaign": campaign, "form": form, "title": _("Tiradas pedidas"), "said": " ".join(errors)}
-    if audience.is_gm:
-        context.update(template="components/called_checks.html", calls=open_calls(campaign))
-    else:
-        context.update(template="components/my_checks.html", **my_checks(campaign, audience))
-    return render(request, "action_page.html", context, status=400)
-
-
-@require_POST
-def cancel_check(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
-    """The GM takes back called checks still waiting."""
-    campaign = access.campaign_for_gm(request.user, campaign_id)
-    form = forms.CheckCancelForm(request.POST, campaign=campaign)
-    if form.is_valid():
-        try:
-            outcome = form.perform(request.user)
-        except actions.ActionError as error:
-            form.add_error(None, error.message)
-        else:
-            if not request.htmx:
-                return redirect("campaign", campaign.pk)
-            return render_changes(request, campaign, outcome, "checks")
-    errors = [str(message) for messages in form.errors.values() for message in messages]
-    said = " ".join(errors)
-    if not request.htmx:
-        return refused_page(request, campaign, access.table_of(campaign), form, errors)
-    return owed_checks(request, campaign, access.table_of(campaign), "table", said, status=422)
-
-
+@answers_in_place
 @require_http_methods(["GET", "POST"])
 def party_view(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     """What the other players see of the characters, for the whole campaign: the GM's control on the table."""
@@ -458,7 +317,7 @@ def party_view(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     context = {"campaign": campaign, "form": form, "title": _("Lo que ven los demás jugadores"), "template": template}
     if not request.htmx:
         return render(request, "action_page.html", context, status=400 if form.errors else 200)
-    response = render(request, f"{template}#control", context, status=422 if form.errors else 200)
+    response = render(request, "components/party_view_control.html", context, status=422 if form.errors else 200)
     return reswap(retarget(response, "#party-view"), "innerHTML")  # inside the form, which stays put
 
 
@@ -469,6 +328,7 @@ def close_form(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     return HttpResponse("")
 
 
+@answers_in_place
 @require_POST
 def undo(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
@@ -476,11 +336,59 @@ def undo(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     event = request.POST.get("event", "")
     expected = None if event == "" else (digits(event) or 0)
     try:
-        announce = _("Deshecho. ") + announcement(actions.undo(campaign, by=request.user, event=expected))
+        outcome = actions.undo(campaign, by=request.user, event=expected)
+        announce = _("Deshecho. ") + announcement(outcome)
     except actions.ActionError as error:
+        outcome = actions.Outcome(None, [])
         announce = error.message  # nothing left to undo, or not that: say so, change nothing
         if not request.htmx:
             messages.error(request, error.message)
     if not request.htmx:
         return redirect("campaign", campaign.pk)
-    return render_table(request, campaign, announce, "undo-form")
+    return render_changes(request, campaign, outcome, "undo", announce)
+
+
+@answers_in_place
+@require_POST
+def invite(request: HtmxHttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
+    """The GM makes an invitation link for a character nobody plays: it shows in the character's card."""
+    character = access.character_for_gm(request.user, campaign_id, character_id)
+    try:
+        outcome = actions.create_invitation(character.campaign, character, by=request.user)
+    except actions.ActionError as error:
+        return said_on_table(request, character.campaign, error.message, error=True)
+    if outcome.event is None:
+        said = _("%(name)s ya tiene un enlace de invitación pendiente.") % {"name": character.name}
+    else:
+        said = _("Invitación creada: copia el enlace y envíalo al jugador.")
+    return said_on_table(request, character.campaign, said, outcome, f"character-{character.pk}")
+
+
+@answers_in_place
+@require_POST
+def revoke_invitation(request: HtmxHttpRequest, campaign_id: int, invitation_id: int) -> HttpResponse:
+    """The GM cancels a pending link: it hands over nothing from now on."""
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    try:
+        outcome = actions.revoke_invitation(campaign, invitation_id, by=request.user)
+    except actions.ActionError as error:
+        return said_on_table(request, campaign, error.message, error=True)
+    said = _("Enlace anulado: ya no sirve para reclamar el personaje.")
+    focus = f"character-{outcome.characters[0].pk}" if outcome.characters else "cards"
+    return said_on_table(request, campaign, said, outcome, focus)
+
+
+def said_on_table(
+    request: HtmxHttpRequest,
+    campaign: Campaign,
+    said: str,
+    outcome: actions.Outcome | None = None,
+    focus: str = "",
+    error: bool = False,
+) -> HttpResponse:
+    """An action of a card's own (an invitation link): the table as after any action, with what happened in words;
+    without htmx, the table again with the words as a message."""
+    if not request.htmx:
+        (messages.error if error else messages.success)(request, said)
+        return redirect("campaign", campaign.pk)
+    return render_changes(request, campaign, outcome or actions.Outcome(None, []), "", said, focus, said)

@@ -1,8 +1,12 @@
+from typing import Any
+
 from django.contrib import admin
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
+
+from rules import actions
 
 from .models import CalledCheck, Disease, Illness, Wound
 
@@ -25,7 +29,10 @@ class DiseaseAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Retirar las enfermedades seleccionadas"))
     def retire(self, request: HttpRequest, queryset: QuerySet[Disease]) -> None:
-        queryset.filter(campaign=None).update(retired=True)
+        actions.retire_site_diseases(queryset)
+
+    def save_model(self, request: HttpRequest, obj: Disease, form: Any, change: bool) -> None:
+        actions.save_site_disease(obj)  # the campaigns whose cards name it are drawn again, live
 
     def has_change_permission(self, request: HttpRequest, obj: Disease | None = None) -> bool:
         if obj is not None and obj.campaign_id is not None:

@@ -1,34 +1,59 @@
 """The NOTIFY contract, both ends: what an action sends when a campaign changes, and what the live updates read.
 
-A notification names the campaign and the characters that changed — never data: PostgreSQL caps a payload below
-8000 bytes and does not keep it for a listener that was away, so listeners re-read the state and render it themselves.
+A notification names the campaign, the event logged, the characters that changed and the browser tab that acted —
+never data: PostgreSQL caps a payload below 8000 bytes and does not keep it for a listener that was away, so listeners
+re-read the state and render it themselves.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 
 from django.db import connection
 
 CHANNEL = "twelveplus_changes"
 LIMIT = 7900  # bytes; PostgreSQL refuses payloads of 8000 bytes or more
 
+# The browser tab whose request is running (its X-Tab header), set by the page layer around a view that answers with
+# the regions it changed: that tab gets them in the answer, so its own stream leaves this change out (each change
+# reaches each screen once). Empty for everything else (a script, a page that redirects).
+acting_tab: ContextVar[str] = ContextVar("acting_tab", default="")
+TAB = re.compile(r"[A-Za-z0-9-]{8,40}")
+
+
+def tab_or_nothing(value: object) -> str:
+    """A tab id as a browser may send it, or "" for anything else (a forged header counts as no tab)."""
+    return value if isinstance(value, str) and TAB.fullmatch(value) else ""
+
 
 @dataclass(frozen=True)
 class Change:
-    """A campaign changed; `characters` lists the characters whose state changed, None meaning every one of them."""
+    """A campaign changed: `event` is the event logged (None: unknown, or the campaign is gone), `characters` the
+    characters whose state changed (None meaning every one of them), `tab` the browser tab that acted ("" if none)."""
 
     campaign_id: int
     characters: tuple[int, ...] | None
+    event: int | None = None
+    tab: str = ""
 
     def payload(self) -> str:
-        text = json.dumps({"campaign": self.campaign_id, "characters": self.characters})
+        text = json.dumps(self.message())
         if len(text.encode()) > LIMIT:
             # Too many to list: the whole campaign is re-rendered, which is always right, only slower.
-            text = json.dumps({"campaign": self.campaign_id, "characters": None})
+            text = json.dumps(replace(self, characters=None).message())
         return text
+
+    def message(self) -> dict[str, object]:
+        message: dict[str, object] = {"campaign": self.campaign_id, "characters": self.characters}
+        if self.event is not None:
+            message["event"] = self.event
+        if self.tab:
+            message["tab"] = self.tab
+        return message
 
     @classmethod
     def parse(cls, payload: str) -> Change | None:
@@ -37,19 +62,41 @@ class Change:
             message = json.loads(payload)
             campaign_id = message["campaign"]
             characters = message["characters"]
-            if type(campaign_id) is not int:
+            event = message.get("event")
+            tab = tab_or_nothing(message.get("tab", ""))
+            if type(campaign_id) is not int or (event is not None and type(event) is not int):
                 return None
             if characters is None:
-                return cls(campaign_id, None)
+                return cls(campaign_id, None, event, tab)
             if not isinstance(characters, list) or not all(type(pk) is int for pk in characters):
                 return None
-            return cls(campaign_id, tuple(characters))
-        except (ValueError, KeyError, TypeError):
+            return cls(campaign_id, tuple(characters), event, tab)
+        except (ValueError, KeyError, TypeError, AttributeError):
             return None
 
 
-def send(campaign_id: int, character_ids: Iterable[int] | None) -> None:
+def send(campaign_id: int, character_ids: Iterable[int] | None, event_id: int | None = None) -> None:
     """Tell every server process that this campaign changed; PostgreSQL delivers it when the transaction commits."""
-    change = Change(campaign_id, None if character_ids is None else tuple(character_ids))
+    characters = None if character_ids is None else tuple(character_ids)
+    change = Change(campaign_id, characters, event_id, acting_tab.get())
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, change.payload()])
+
+
+# A session that ended (a logout): its live streams end too, in every process. The message carries a digest of the
+# session key, never the key.
+ENDED = "ended_session"
+
+
+def send_session_ended(digest: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, json.dumps({ENDED: digest})])
+
+
+def ended_session(payload: str) -> str | None:
+    """The session digest a payload says ended, or None for any other payload."""
+    try:
+        digest = json.loads(payload).get(ENDED)
+    except (ValueError, AttributeError):
+        return None
+    return digest if isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{32}", digest) else None

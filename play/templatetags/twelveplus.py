@@ -5,7 +5,8 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from campaigns.clock import format_clock, format_duration
-from play.cards import Card, Showing, card_html, signed
+from play.cards import Card, signed
+from play.screens import draw_region
 
 register = template.Library()
 
@@ -35,16 +36,7 @@ def qr(link: str) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def draw_cards(context: Context, cards: list[Card], oob: bool = False) -> SafeString:
-    """Characters' cards as this screen shows them: the GM's table or a player's page (`read_only`), in the answer to
-    an action (`oob`), after a form closed (`closed_slot`). Each is drawn by play.cards.card_html, once per state."""
-    token = context.get("csrf_token")
-    closed_slot = context.get("closed_slot")
-    showing = Showing(
-        read_only=bool(context.get("read_only")),
-        site=str(context.get("site", "")),
-        oob=oob,
-        closed_slot=None if closed_slot is None else str(closed_slot),
-        csrf_token=str(token) if token and str(token) != "NOTPROVIDED" else None,
-    )
-    return mark_safe("".join(card_html(card, showing) for card in cards))  # noqa: S308 — drawn by templates
+def region(context: Context, name: str, card: Card | None = None, **given: object) -> SafeString:
+    """One region of the screen being drawn (play.screens), in place: its element and everything inside it (drawn
+    from `given` when the page has it at hand: the clock form's own rows of who rests, as the GM ticked them)."""
+    return draw_region(context["drawing"], name, card, given or None)

@@ -10,7 +10,15 @@ nothing. Every event can be undone (rules.actions.undo).
 from rules.actions.campaign import create_campaign, delete_campaign, export_campaign, import_campaign, read_document
 from rules.actions.checks import Call, answer_check, call_check, cancel_check, pending_checks
 from rules.actions.core import ActionError, Actor, Outcome
-from rules.actions.diseases import DiseaseSheet, add_disease, edit_disease, restore_disease, retire_disease
+from rules.actions.diseases import (
+    DiseaseSheet,
+    add_disease,
+    edit_disease,
+    restore_disease,
+    retire_disease,
+    retire_site_diseases,
+    save_site_disease,
+)
 from rules.actions.health import (
     Forecast,
     Preview,
@@ -74,7 +82,9 @@ __all__ = [
     "remove_character",
     "restore_disease",
     "retire_disease",
+    "retire_site_diseases",
     "revoke_invitation",
+    "save_site_disease",
     "treat_illness",
     "treat_wounds",
     "undo",

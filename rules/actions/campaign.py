@@ -92,10 +92,7 @@ def delete_campaign(campaign: Campaign | int, *, by: Actor, typed_name: str | No
     """Delete a campaign and everything in it: its log, characters (removed ones too), wounds, illnesses, own diseases,
     players and invitation links. The GM confirms by typing its name (`typed_name`); None means the site admin
     confirmed on the admin's own page. Open screens of the campaign end their live stream."""
-    try:
-        campaign = lock_campaign(campaign)
-    except Campaign.DoesNotExist as gone:
-        raise ActionError(_("Esa campaña ya no existe.")) from gone
+    campaign = lock_campaign(campaign)  # gone meanwhile: "Esta campaña ya no existe."
     if typed_name is not None and typed_name.strip() != campaign.name:
         raise ActionError(_("Escribe el nombre exacto de la campaña para borrarla."), "name")
     # An episode protects its disease from deletion (history points at it): the episodes go first, then the rest,

@@ -69,7 +69,10 @@ class Loaded:
 
 def lock_campaign(campaign: Campaign | int) -> Campaign:
     campaign_id = campaign if isinstance(campaign, int) else campaign.pk
-    return Campaign.objects.select_for_update().get(pk=campaign_id)
+    found = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
+    if found is None:  # deleted meanwhile (another tab): said, never a 500
+        raise ActionError(_("Esta campaña ya no existe."))
+    return found
 
 
 def ids(characters: Iterable[Character | int]) -> list[int]:
@@ -169,7 +172,7 @@ def log(
         before=before or {},
         after=after or {},
     )
-    notify.send(campaign.pk, characters)
+    notify.send(campaign.pk, characters, event.pk)
     return event
 
 

@@ -3,15 +3,18 @@ has had is never deleted, since its episodes point at it; illnesses copy its num
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from django.db import transaction
+from django.db.models import F
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event, EventKind
+from rules import notify
 from rules.actions.core import ActionError, Actor, Outcome, checked_name, lock_campaign, log
-from rules.models import Disease, disease_errors
+from rules.models import Disease, Illness, disease_errors
 
 NAME_LENGTH = 80
 
@@ -129,3 +132,31 @@ def undo_disease_retired(campaign: Campaign, event: Event) -> None:
 
 def undo_disease_restored(campaign: Campaign, event: Event) -> None:
     campaign.diseases.filter(pk=event.details["disease"]).update(retired=True)
+
+
+# --- the site's shared diseases (the Django admin) --------------------------------------------------------------------
+
+
+@transaction.atomic
+def save_site_disease(disease: Disease) -> None:
+    """The site admin saves a shared disease (not a campaign's own: those change only above, logged)."""
+    if disease.campaign_id is not None:
+        raise ActionError(_("Esa enfermedad es de una campaña: la cambia su narrador."))
+    disease.save()
+    _redraw_campaigns_with([disease.pk])
+
+
+@transaction.atomic
+def retire_site_diseases(diseases: Iterable[Disease]) -> None:
+    ids = [disease.pk for disease in diseases if disease.campaign_id is None]
+    Disease.objects.filter(pk__in=ids).update(retired=True)
+    _redraw_campaigns_with(ids)
+
+
+def _redraw_campaigns_with(disease_ids: list[int]) -> None:
+    """A shared disease's name shows on the cards and sheets of whoever has had it: each campaign with such an illness
+    gets a new version (nothing drawn before is reused) and every screen of it is drawn again, live."""
+    having = Illness.objects.filter(disease_id__in=disease_ids).values("character__campaign_id")
+    for campaign_id in Campaign.objects.filter(pk__in=having).order_by("pk").values_list("pk", flat=True):
+        Campaign.objects.filter(pk=campaign_id).update(version=F("version") + 1)
+        notify.send(campaign_id, None)

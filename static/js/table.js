@@ -35,6 +35,9 @@
   }
 
   function prepare(root) {
+    // A part of a form redrawn on its own (a damage kind's dice) needs its form's ticks too.
+    const within = root.closest ? root.closest("form.action-form") : null;
+    if (within) showDiceOfTicked(within);
     root.querySelectorAll("form.action-form").forEach(showDiceOfTicked);
   }
 
@@ -83,12 +86,86 @@
     const target = event.target;
     if (!target || !target.querySelectorAll) return;
     prepare(target.parentNode || target);
+    if (target.matches(".kind-part[data-kind]")) {
+      kindFieldsArrived(target);
+      return;
+    }
     const form = target.matches("form.action-form") ? target : target.querySelector("form.action-form");
     if (form && event.detail.requestConfig && event.detail.requestConfig.verb === "get") {
       opened = form;
       const field = firstField(form);
       if (field) field.focus();
+      const kind = form.querySelector("select[data-kind-fields]");
+      if (kind) askForKindFields(kind); // a kind chosen while the form was on its way
     }
+  });
+
+  // --- the kind of damage ------------------------------------------------------------------------------------------
+  // Choosing a kind redraws only the fields under the select (htmx, the select's hx-get): the focus stays on the
+  // select, so arrows and typed letters ("c", "a": Caída) move through the kinds without applying anything. The
+  // fields' box names the kind it was drawn for (data-kind, and fields_for for the server, which refuses a
+  // mismatch). Enter on the select goes to the kind's first field, once that kind's fields are there.
+
+  let kindAwaited = null; // the kind select whose Enter (or digits) wait for its fields, to go on in them
+  let kindTyped = ""; // the digits typed on it meanwhile: the start of the first field
+
+  function kindFieldsOf(select) {
+    return document.getElementById(select.dataset.kindFields);
+  }
+
+  function kindIsShown(select) {
+    const box = kindFieldsOf(select);
+    return box !== null && box.dataset.kind === select.value;
+  }
+
+  function toKindField(select, typed) {
+    const field = kindFieldsOf(select).querySelector("input:not([type=hidden]), select, textarea");
+    if (!field) return;
+    field.focus();
+    if (typed) field.value = typed;
+  }
+
+  // A kind chosen before htmx listened (or whose answer was lost) has no request on its way: send one.
+  function askForKindFields(select) {
+    if (!kindIsShown(select) && !select.classList.contains("htmx-request")) {
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+  }
+
+  function awaitKindFields(select, typed) {
+    if (kindAwaited !== select) kindTyped = ""; // digits left from a form since closed
+    kindAwaited = select;
+    kindTyped += typed;
+    askForKindFields(select);
+  }
+
+  function kindFieldsArrived(box) {
+    const form = box.closest("form");
+    const select = form && form.querySelector("select[data-kind-fields]");
+    if (!select || select !== kindAwaited || !kindIsShown(select)) return;
+    const typed = kindTyped;
+    kindAwaited = null;
+    kindTyped = "";
+    toKindField(select, typed);
+  }
+
+  // Enter on the kind goes to its first field, not a submit. A digit on it goes there too and starts the number (no
+  // kind's name begins with one, and a select would take it as nothing, or as an option's place): "v", "g", "3",
+  // Enter is a gas trap of 3 turns. Enter elsewhere in the form while the fields shown are another kind's does not
+  // send it: it waits for the chosen kind's fields and goes to the first.
+  document.addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const digit = /^[0-9]$/.test(event.key);
+    if (!digit && (event.key !== "Enter" || event.shiftKey)) return;
+    const form = event.target.closest && event.target.closest("form.action-form");
+    const select = form && form.querySelector("select[data-kind-fields]");
+    if (!select || (digit && event.target !== select)) return;
+    if (event.target.matches("button[type=button], a, textarea")) return;
+    if (event.target !== select && kindIsShown(select)) return; // the form goes, as Enter always does
+    event.preventDefault();
+    const typed = digit ? event.key : "";
+    if (kindIsShown(select)) toKindField(select, typed);
+    else awaitKindFields(select, typed);
   });
 
   // The server names what an action acted on (HX-Trigger-After-Settle): focus goes back there.
@@ -133,8 +210,8 @@
   }
 
   // Enter in a select that asks for it, or in an action form's select (the healer, the illness, the disease), sends
-  // its form, as Enter in a text field does (a select alone does not). Not the kind of damage: choosing it redraws
-  // the form with that kind's fields, still to be filled in.
+  // its form, as Enter in a text field does (a select alone does not). Not the kind of damage: Enter there goes to
+  // the kind's fields, still to be filled in (above).
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Enter" || event.altKey || event.ctrlKey || event.metaKey) return;
     const select =

@@ -146,7 +146,7 @@ def test_the_answer_to_a_quick_damage_lands_even_after_the_stream_redrew_its_car
             route.fulfill(response=response)
             expect(box).to_have_value("")
             expect(gm.locator("#announce")).to_have_text(f"Borin: {borin.pg - 3}/{borin.max_pg} PG")
-            expect(card(gm, "Borin").locator("h3 a")).to_be_focused()
+            expect(card(gm, "Borin")).to_be_focused()
         assert gm.errors == []
     finally:
         context.close()

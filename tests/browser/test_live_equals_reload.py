@@ -27,8 +27,8 @@ from tests.servers import asgi_server
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 GM_TABLE = ["#cards", ".clock", "#resting", "#party-view", "#undo-button", "aside.log ol.entries"]
-PLAYER_PAGE = ["#cards", "[sse-swap=clock]", "#party"]
-SHEET = [".sheet-state", "[sse-swap=clock]"]
+PLAYER_PAGE = ["#cards", ".clock", "#my-checks", "#party"]
+SHEET = [".sheet-state", ".clock", "#sheet-log"]
 STALE = "La mesa ha cambiado desde que abriste este formulario: revisa las opciones y vuelve a enviarlo."
 
 

@@ -97,17 +97,21 @@ def test_focus_opens_on_the_first_field_and_returns_to_what_was_acted_on(table: 
     table.keyboard.type("2")
     table.keyboard.press("Enter")
     expect(card(table, "Aldara").locator(".pg-value")).to_have_text(str(aldara.pg - 2))
-    expect(heading_link(table, "Aldara")).to_be_focused()
+    expect(card(table, "Aldara")).to_be_focused()  # the card itself: a change redraws what is inside it
     table.keyboard.press("Tab")
     focused_is_not_lost(table)
     assert table.evaluate("id => document.activeElement.closest('#' + id) !== null", f"character-{aldara.pk}")
 
-    # The group form: the kind first; after choosing a kind, the first field still empty.
+    # The group form: the kind first; choosing a kind shows its fields and keeps the focus on the kind (arrows go on
+    # through the kinds); Enter goes to the kind's first field.
     table.get_by_role("link", name="Daño a varios").click()
     party = table.locator("#form-party")
     expect(party.get_by_label("Tipo de daño")).to_be_focused()
     settled(table)
     party.get_by_label("Tipo de daño").select_option(label="Gases nocivos")
+    expect(party.get_by_label("Turnos")).to_be_visible()
+    expect(party.get_by_label("Tipo de daño")).to_be_focused()
+    table.keyboard.press("Enter")
     expect(party.get_by_label("Turnos")).to_be_focused()
     table.keyboard.press("Escape")
     expect(party).to_have_count(0)
@@ -147,7 +151,7 @@ def test_quick_damage_is_a_digit_and_enter_on_a_focused_card(table: Page):
     assert Character.objects.get(name="Borin").pg == borin.pg - 7
     assert [w.kind for w in Character.objects.get(name="Borin").wounds.order_by("-id")[:1]] == ["attack"]
     expect(table.locator("aside.log")).to_contain_text("Borin pierde 7 PG")
-    expect(heading_link(table, "Borin")).to_be_focused()
+    expect(card(table, "Borin")).to_be_focused()  # the card itself: a change redraws what is inside it
     left_in_the_box = card(table, "Borin").get_by_label("Daño rápido").input_value()  # checked at the end
 
     # Any focused element of a card will do, the card's links too.
@@ -356,13 +360,13 @@ def test_enter_in_a_forms_choice_sends_it(table: Page):
     healer.press("Enter")
     expect(card(table, "Aldara").locator("form.action-form")).to_have_count(0)
     expect(table.locator("#log-entries")).to_contain_text("Hermano Tomás trata las heridas de Aldara")
-    expect(heading_link(table, "Aldara")).to_be_focused()
-    # The kind of damage is not sent by Enter: it only redraws the form with that kind's fields, to fill in.
+    expect(card(table, "Aldara")).to_be_focused()  # the card itself: a change redraws what is inside it
+    # The kind of damage is not sent by Enter: it goes to that kind's fields, to fill in.
     table.get_by_role("link", name="Daño a varios").click()
     party = table.locator("#form-party")
     settled(table)
     party.get_by_label("Tipo de daño").select_option(label="Caída")
-    expect(party.get_by_label("Altura (m)")).to_be_focused()
-    party.get_by_label("Tipo de daño").press("Enter")
     expect(party.get_by_label("Altura (m)")).to_be_visible()
+    party.get_by_label("Tipo de daño").press("Enter")
+    expect(party.get_by_label("Altura (m)")).to_be_focused()
     expect(party.locator(".errorlist")).to_have_count(0)

@@ -1,0 +1,113 @@
+"""How an action answers the screen it came from: with the regions of that screen it touched (play.screens), drawn
+as the screen's own stream would draw them — which leaves that change out for this tab — and what the acting tab alone
+needs: the form it came from closed, words for a screen reader, where the keyboard goes next."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.http import HttpRequest, HttpResponse
+from django.template.loader import render_to_string
+from django.utils.html import format_html
+from django_htmx.http import reswap
+from django_htmx.middleware import HtmxDetails
+
+from campaigns.models import Campaign
+from play import forms
+from play.screens import Drawing, Touch, changes, clock_form, gm_drawing, touch_of
+from rules import actions, notify
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+PARTY_VIEW = "partyview"  # the GM's party view control, as the slot an answer closes and focuses
+
+
+def focus_of(slot: str, outcome: actions.Outcome) -> str:
+    """Where the keyboard goes after an action: the card acted on, the group buttons, or the duration field."""
+    if slot == "advance":
+        return "advance-duration"
+    if slot == PARTY_VIEW:
+        return "party_view"
+    if slot.isdigit():
+        return f"character-{slot}"
+    if slot == "checks":
+        return "calls"
+    if slot == "undo":
+        return "undo-submit"
+    if len(outcome.characters) == 1:
+        return f"character-{outcome.characters[0].pk}"
+    return "party-damage"
+
+
+def answers_in_place(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """An action view whose htmx answer carries the regions the action touched (render_changes): the tab that sent it
+    (its X-Tab header) is named in the action's NOTIFY, so that its own stream leaves that change out — each change
+    reaches each screen once, and the acting tab is right even while its stream is down."""
+
+    @wraps(view)
+    def acting(request: HtmxHttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+        token = notify.acting_tab.set(notify.tab_or_nothing(request.headers.get("X-Tab")) if request.htmx else "")
+        try:
+            return view(request, *args, **kwargs)
+        finally:
+            notify.acting_tab.reset(token)
+
+    return acting
+
+
+def in_place(drawing: Drawing, parts: list[str], focus: str) -> HttpResponse:
+    """The answer to an action from a screen: the regions of that screen it touched, drawn as its stream would draw
+    them, and what else the acting tab needs (the form it came from closed, words for a screen reader); static/js/
+    screen.js puts each in place and moves the focus to `focus` (unless the person has typed on meanwhile)."""
+    response = HttpResponse(changes(drawing) + "".join(parts))
+    response["X-Regions"] = "1"
+    response["X-Focus"] = focus
+    return reswap(response, "none")
+
+
+def part(element_id: str, html: str = "", how: str = "inner") -> str:
+    """Something for the acting tab only, put in place like a region: what is inside the element `element_id`."""
+    return format_html('<div id="{}" data-how="{}">{}</div>', element_id, how, html)
+
+
+def announcement(outcome: actions.Outcome) -> str:
+    """What a screen reader says after an action: each affected character's PG."""
+    return "; ".join(f"{c.name}: {c.pg}/{c.max_pg} PG" for c in outcome.characters)
+
+
+def touched_by(outcome: actions.Outcome) -> Touch:
+    return Touch() if outcome.event is None else touch_of(outcome.event)
+
+
+def render_changes(
+    request: HtmxHttpRequest,
+    campaign: Campaign,
+    outcome: actions.Outcome,
+    closed_slot: str,
+    announce: str = "",
+    focus: str = "",
+    said: str = "",
+) -> HttpResponse:
+    """The answer to an action on the GM's table: what it changed (the cards it touched — all of them when the clock
+    moved, since healing times count from now — the clock, who rests, the undo button, the log entry…) and the form
+    it came from closed. Other forms left open stay as they are."""
+    campaign.refresh_from_db()
+    touch = touched_by(outcome)
+    drawing = gm_drawing(campaign, request, touch)
+    parts = [part("announce", announce or announcement(outcome)), part("said", said)]
+    if closed_slot == "advance":
+        form = clock_form(campaign, drawing.seen)
+        form.initial["preview_first"] = bool(request.POST.get("preview_first"))  # the GM's way of working stays
+        clock = {"campaign": campaign, "form": form, "drawing": drawing}
+        parts.append(part("form-advance", render_to_string("components/clock_form.html", clock, request), "outer"))
+        parts.append(part("advance-preview"))
+    elif closed_slot == PARTY_VIEW and not touch.campaign:
+        control = {"campaign": campaign, "form": forms.PartyViewForm(campaign=campaign)}
+        parts.append(part("party-view", render_to_string("components/party_view_control.html", control, request)))
+    elif closed_slot == "party" or closed_slot.isdigit():
+        parts.append(part(f"slot-{closed_slot}"))
+    return in_place(drawing, parts, focus or focus_of(closed_slot, outcome))
