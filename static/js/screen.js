@@ -54,11 +54,11 @@
     return element.matches("a[href], button, input, select, textarea, summary, [tabindex]");
   }
 
+  // The place named, or what inside it asks for the focus ([data-focus]), else the first thing inside that takes it.
   function focusOn(element) {
     if (!element) return;
-    const place = focusable(element)
-      ? element
-      : element.querySelector("[data-focus], button:not([disabled]), input:not([type=hidden]), a[href]") || element;
+    const inside = element.querySelector("[data-focus], button:not([disabled]), input:not([type=hidden]), a[href]");
+    const place = element.matches("a[href], button, input, select, textarea, li[tabindex]") ? element : inside || element;
     if (!focusable(place)) place.tabIndex = -1;
     place.focus();
   }
@@ -76,7 +76,7 @@
     if (twin) {
       twin.focus({ preventScroll: true });
       if (caret && twin.setSelectionRange) twin.setSelectionRange(caret[0], caret[1]);
-    } else focusOn(region.closest("[tabindex]") || region);
+    } else if (region.closest("[tabindex]")) region.closest("[tabindex]").focus(); // the card it was in
   }
 
   // --- how a region lands --------------------------------------------------------------------------------------------
@@ -122,7 +122,10 @@
 
   function drawAnew(region, incoming) {
     const active = document.activeElement;
-    const kept = Array.from(region.querySelectorAll("form[id]")).filter((f) => f.contains(active) || beingTyped(f));
+    // Kept only where the new drawing still has it (a form whose check was answered elsewhere goes).
+    const kept = Array.from(region.querySelectorAll("form[id]")).filter(
+      (f) => (f.contains(active) || beingTyped(f)) && incoming.querySelector(`#${CSS.escape(f.id)}`),
+    );
     const chosen = Array.from(region.querySelectorAll("input[id], select[id], textarea[id]"))
       .filter((field) => !kept.some((form) => form.contains(field)) && changedByHand(field))
       .map((field) => [field.id, field.type === "checkbox" || field.type === "radio" ? field.checked : field.value]);
@@ -303,8 +306,10 @@
     const xhr = event.detail.xhr;
     if (!xhr || xhr.status !== 422 || keys !== xhr.keysAtSend) return;
     const root = event.detail.elt && event.detail.elt.isConnected ? event.detail.elt : event.target;
+    if (!root.querySelector) return;
     const field =
-      root.querySelector && root.querySelector("[aria-invalid=true], .has-error input:not([type=hidden]), .has-error select");
+      root.querySelector("[aria-invalid=true], .has-error input:not([type=hidden]), .has-error select") ||
+      root.querySelector("[data-kind] input:not([type=hidden]), input:not([type=hidden]):not([type=checkbox]), select");
     if (field) field.focus();
   });
 
@@ -323,15 +328,6 @@
     event.preventDefault(); // the extension's own swap is not used: each region lands by its own rule
     if (event.detail.type === "change") apply(event.detail.data);
     else if (event.detail.type === "end") ended(event.detail.data);
-  });
-
-  // An action on something gone meanwhile (a character removed, the campaign deleted in another tab): said, in place.
-  document.addEventListener("htmx:responseError", (event) => {
-    const notice = document.getElementById("not-found");
-    if (notice && event.detail.xhr && event.detail.xhr.status === 404) notice.hidden = false;
-  });
-  document.addEventListener("htmx:afterRequest", (event) => {
-    const notice = document.getElementById("not-found");
-    if (notice && event.detail.successful) notice.hidden = true;
+    document.body.dataset.live = "yes"; // the screen follows its stream (what tests wait for)
   });
 })();

@@ -1,34 +1,63 @@
-// Every page: when an htmx request fails (the database is down, a cap was reached, the network dropped), say so in
-// the page's alert line instead of leaving the click without an answer. The words come from the page (translated).
+// Every page: when an htmx request fails (the database is down, a cap was reached, the network dropped, the session
+// ended), say so in the page's alert line instead of leaving the click without an answer. The words come from the
+// page (translated).
 (function () {
   "use strict";
+
+  // The lines that answer a request: one at a time. "not-found" is a page's own line for something gone meanwhile
+  // (components/screen_end.html, on the live screens); elsewhere a 404 gets the general "request-failed" line.
+  var LINES = ["request-failed", "session-ended", "not-found"];
+
+  function only(id) {
+    LINES.forEach(function (each) {
+      var line = document.getElementById(each);
+      if (line) line.hidden = each !== id;
+    });
+  }
 
   function show(text) {
     var notice = document.getElementById("request-failed");
     if (!notice || !text) return;
     notice.textContent = text;
-    notice.hidden = false;
+    only("request-failed");
   }
 
-  function hide() {
-    var notice = document.getElementById("request-failed");
-    if (notice) notice.hidden = true;
+  // The session ended elsewhere (a logout in another tab, its expiry): one line, from the page (base.html), with a
+  // link to sign in again and come back here. Any page's script that learns it may call it, e.g. a live stream
+  // that finds itself refused:  window.twelveplus.sessionEnded()
+  function sessionEnded() {
+    if (document.getElementById("session-ended")) only("session-ended");
   }
+  window.twelveplus = window.twelveplus || {};
+  window.twelveplus.sessionEnded = sessionEnded;
 
-  document.addEventListener("htmx:responseError", function (event) {
+  // Each answer is read from the request itself, not from htmx's events on the element that sent it: a live update
+  // may redraw that element (a card) while its request is out, and then htmx's events reach no listener up here.
+  function answered(status) {
     var notice = document.getElementById("request-failed");
     if (!notice) return;
-    var status = event.detail.xhr ? event.detail.xhr.status : 0;
-    if (status === 503) show(notice.dataset.unavailable);
+    // 2xx, 3xx and 422 (a form refused, drawn again with its reasons) are answers the page shows itself.
+    if (status < 400 || status === 422) only(null);
+    // 401: the server's answer to an htmx request without a session (config.login_required).
+    else if (status === 401) sessionEnded();
+    else if (status === 404 && document.getElementById("not-found")) only("not-found");
+    else if (status === 503) show(notice.dataset.unavailable);
     else if (status === 429) show(notice.dataset.tooMany);
-    else if (status >= 500) show(notice.dataset.failed);
-  });
-  document.addEventListener("htmx:sendError", function () {
-    var notice = document.getElementById("request-failed");
-    if (notice) show(notice.dataset.offline);
-  });
-  document.addEventListener("htmx:afterRequest", function (event) {
-    if (event.detail.successful) hide();
+    // Anything else refused (a stale CSRF token after signing in again elsewhere, something gone meanwhile): the
+    // click must not go unanswered, and a reload is the way out.
+    else show(notice.dataset.failed);
+  }
+  document.addEventListener("htmx:beforeSend", function (event) {
+    var xhr = event.detail.xhr;
+    if (!xhr) return;
+    xhr.addEventListener("load", function () {
+      answered(xhr.status);
+    });
+    // No answer at all (the network, the server gone); an aborted request (a newer one replaced it) is no failure.
+    xhr.addEventListener("error", function () {
+      var notice = document.getElementById("request-failed");
+      if (notice) show(notice.dataset.offline);
+    });
   });
 
   // A form htmx has not taken over yet (drawn by a swap a moment ago: htmx wires new content after it settles) is

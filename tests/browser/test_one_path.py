@@ -37,8 +37,8 @@ def signed_in(browser: Browser, base: str, username: str, phone: bool = False) -
 def live_page(context: BrowserContext, url: str) -> Page:
     """A page whose stream has sent the whole screen (the first message): from then on it follows every change."""
     page = watch_errors(context.new_page())
-    with page.expect_response(lambda response: "/stream/" in response.url):
-        page.goto(url)
+    page.goto(url)
+    expect(page.locator("body[data-live]")).to_have_count(1)
     page.evaluate("window.stillTheSamePage = true")  # gone if anything reloads the page
     return page
 

@@ -118,12 +118,8 @@ def test_a_refused_choice_says_why_and_changes_nothing(browser: Browser, server:
     try:
         gm = watch_errors(context.new_page())
         # The stream's first message draws the control again: wait for it, or it may land over the refusal.
-        gm.add_init_script(
-            "addEventListener('htmx:sseMessage', (event) => {"
-            " if (event.detail.type === 'party-view') document.body.dataset.controlDrawn = 'yes'; })"
-        )
         gm.goto(f"{server}/campaigns/{demo.pk}/")
-        expect(gm.locator("body[data-control-drawn]")).to_have_count(1)
+        expect(gm.locator("body[data-live]")).to_have_count(1)
         gm.evaluate(
             """() => {
               const select = document.getElementById("party_view");
