@@ -135,6 +135,9 @@ class Hub:
         # browser that connects at that version gets the same bytes, drawn once (a reconnect storm costs one drawing
         # per view, not one per browser). The one cache of drawn screens: its key says everything they are drawn from.
         self.states: dict[Seen, tuple[int, asyncio.Future[str | None]]] = {}
+        # Set while the LISTEN connection listens: a stream draws its first screen only then, so that no change can
+        # commit between that drawing and the first notification this process hears.
+        self.listening = False
 
     async def state(self, seen: Seen) -> str | None:
         """The whole current screen for one view; None when the audience may no longer watch."""
@@ -181,6 +184,12 @@ class Hub:
 
     async def listen(self) -> None:
         """Hold the LISTEN connection; after a lost connection, reconnect with back-off and resync everyone."""
+        try:
+            await self._listen()
+        finally:
+            self.listening = False  # gone with its task: the next stream waits for a new one to listen
+
+    async def _listen(self) -> None:
         delay = 0.25
         first = True
         while self.watchers:
@@ -192,6 +201,7 @@ class Hub:
                 }
                 async with await psycopg.AsyncConnection.connect(**params, autocommit=True) as conn:
                     await conn.execute(f"LISTEN {notify.CHANNEL}")
+                    self.listening = True
                     delay = 0.25
                     if not first:
                         self.broadcast(RESYNC)
@@ -203,6 +213,7 @@ class Hub:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the database restarted, the connection was killed…
+                self.listening = False
                 logger.warning("live: listener lost its connection (%s); retrying in %.2fs", error, delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
@@ -262,6 +273,10 @@ async def stream(watcher: Watcher) -> AsyncIterator[str]:
     hub.watch(watcher)
     try:
         yield "retry: 2000\n\n"
+        for _ in range(100):  # at most 5 s; the database down: the screen as it is, and a resync follows
+            if hub.listening:
+                break
+            await asyncio.sleep(0.05)
         first = await hub.state(watcher.seen)
         if first is None:
             yield ending(GONE)

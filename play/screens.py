@@ -180,6 +180,8 @@ class Drawing:
         return next((character for character in self.seen if character.pk == self.view.character), None)
 
     def base(self) -> dict[str, Any]:
+        # No CSRF token in a stream's drawing (no request; Django warns under DEBUG): its forms go by htmx, which
+        # sends the page's token in a header.
         return {"campaign": self.campaign, "read_only": self.read_only, "site": self.site, "drawing": self}
 
     def render(self, template: str, context: dict[str, Any]) -> SafeString:
@@ -350,7 +352,15 @@ def always(drawing: Drawing) -> bool:
 NAME = Region("campaign-name", "components/campaign_name.html", clock, lambda d: d.touch.campaign, tag="span")
 CLOCK = Region("clock", "components/clock.html", clock, lambda d: d.touch.clock, tag="span", attrs={"class": "clock"})
 CARDS = Region(
-    "cards", "components/cards.html", cards, lambda d: d.touch.roster, tag="ul", attrs={"class": "cards"}, how="keyed"
+    "cards",
+    "components/cards.html",
+    cards,
+    # The clock moved: every card changes (healing times count from now), so the whole list goes, keyed — and a tab
+    # that missed a character (its stream was down) gets its card too.
+    lambda d: d.touch.roster or d.touch.clock,
+    tag="ul",
+    attrs={"class": "cards"},
+    how="keyed",
 )
 CARD = Region(
     "card",

@@ -120,7 +120,7 @@ def test_an_outage_answers_503_at_once_and_the_app_recovers_by_itself(database: 
         assert table.status_code == 200
         aldara = re.search(r'id="character-(\d+)"', table.text)[1]
         stream = RawStream(base, f"/campaigns/{campaign}/stream/", gm)
-        stream.wait_for(b"event: clock")
+        stream.wait_for(b'<span id="clock"')  # the whole screen, first
         csrf = {"X-CSRFToken": gm.cookies["csrftoken"], "Referer": base + "/"}
         damage = {"kind": "attack", "amount": "3", "characters": [aldara], "character": aldara}
 
@@ -161,7 +161,7 @@ def test_an_outage_answers_503_at_once_and_the_app_recovers_by_itself(database: 
         seen = len(stream.received)
         applied = gm.post(f"/campaigns/{campaign}/act/damage/", data=damage, headers=csrf | {"HX-Request": "true"})
         assert applied.status_code == 200
-        stream.wait_for(b"event: cards", after=seen)
+        stream.wait_for(f'id="card-{aldara}"'.encode(), after=seen)
         assert english.get("/").status_code == 200
         with gm.stream("GET", f"/campaigns/{campaign}/stream/") as fresh:
             assert fresh.status_code == 200

@@ -120,33 +120,40 @@ def test_an_open_table_shows_characters_added_and_removed_elsewhere(browser: Bro
         expect(card(gm, "Sibila")).to_have_count(0)
 
 
-def test_the_answer_to_a_quick_damage_lands_even_after_the_stream_redrew_its_card(browser: Browser, demo: Campaign):
-    # A busy server: the GM's own stream redraws Borin's card before the answer to the quick damage arrives. The
-    # answer must still land (the box emptied for the next blow, the announcement made), with no htmx error.
+def test_a_late_answer_never_covers_a_newer_change_and_still_lands(browser: Browser, demo: Campaign):
+    # A busy server: the answer to the GM's quick damage is held while another tab wounds Borin again, which the GM's
+    # stream draws at once. The held answer then lands: its older drawing of the card never covers the newer one
+    # (the campaign version decides), its log entry still takes its place, the box was emptied as it was sent, and the
+    # stream never sent this tab its own blow (each change reaches each screen once).
     borin = Character.objects.get(name="Borin")
     context = browser.new_context(locale="es-ES", viewport={"width": 1280, "height": 900})
     held = []
 
     def hold(route) -> None:
-        held.append((route, route.fetch()))  # the server has acted (and told the stream); the answer waits
+        held.append((route, route.fetch()))  # the server has acted (and told the streams); the answer waits
 
     try:
         gm = watch_errors(context.new_page())
         with asgi_server() as base:
             sign_in(context, base, "narrador")
             gm.goto(f"{base}/campaigns/{demo.pk}/")
-            settled(gm)
+            expect(gm.locator("body[data-live]")).to_have_count(1)
             gm.route("**/act/damage/", hold)
             box = card(gm, "Borin").locator("[data-quick-damage]")
             box.fill("3")
             box.press("Enter")
-            expect(card(gm, "Borin").locator(".pg-value")).to_have_text(str(borin.pg - 3))  # by the stream
-            expect(box).to_have_value("3")  # the redraw kept the box as it was: its answer is still on the way
+            expect(box).to_have_value("")  # emptied as it was sent: the next number is the next blow
+            gm.wait_for_timeout(500)
+            expect(card(gm, "Borin").locator(".pg-value")).to_have_text(str(borin.pg))  # not by its own stream
+            actions.apply_damage(demo, [borin], Attack(amount=2), by=demo.gm)  # another tab
+            expect(card(gm, "Borin").locator(".pg-value")).to_have_text(str(borin.pg - 5))
             route, response = held[0]
             route.fulfill(response=response)
-            expect(box).to_have_value("")
             expect(gm.locator("#announce")).to_have_text(f"Borin: {borin.pg - 3}/{borin.max_pg} PG")
             expect(card(gm, "Borin")).to_be_focused()
+            expect(card(gm, "Borin").locator(".pg-value")).to_have_text(str(borin.pg - 5))  # the newer state stays
+            expect(gm.locator("#log-entries li.entry").nth(0)).to_contain_text("Borin pierde 2 PG")
+            expect(gm.locator("#log-entries li.entry").nth(1)).to_contain_text("Borin pierde 3 PG")
         assert gm.errors == []
     finally:
         context.close()

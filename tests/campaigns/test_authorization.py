@@ -31,6 +31,7 @@ QUERY = {action: "?character={a1}" for action in ("treat_wounds", "treat_illness
 MATRIX = {
     "home": ("get", lambda w: {}, everyone(200)),
     "rules": ("get", lambda w: {}, everyone(200, anonymous=200)),  # the rules are for anyone
+    "favicon": ("get", lambda w: {}, everyone(302, anonymous=302)),  # to the SVG icon, for anyone
     "login": ("get", lambda w: {}, everyone(302, anonymous=200)),  # signed-in users are sent home
     "logout": ("post", lambda w: {}, everyone(302, anonymous=302)),
     "signup": ("get", lambda w: {}, everyone(200, anonymous=200)),
@@ -45,11 +46,13 @@ MATRIX = {
         only({"gm_a": 200, "player_a": 200, "player_a2": 200}),
     ),
     # Who may open the stream; the test client is WSGI, where the stream answers 204 (no live updates under WSGI).
-    # Its content is tested against a real ASGI server in tests/play/test_live.py.
+    # Whoever may not watch gets a stream that ends at once, saying why (200, so that the browser stops retrying):
+    # test_a_stream_that_may_not_be_watched_ends_at_once below. Its content is tested against a real ASGI server in
+    # tests/play/test_live.py.
     "campaign_stream": (
         "get",
         lambda w: {"campaign_id": w.campaign_a.pk},
-        only({"gm_a": 204, "player_a": 204, "player_a2": 204}),
+        {**everyone(200, anonymous=200), "gm_a": 204, "player_a": 204, "player_a2": 204},
     ),
     "character_create": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "campaign_log": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
@@ -140,6 +143,16 @@ def test_matrix(world: World, route: str, persona: str):
     query = QUERY.get(route, "").format(a1=world.char_a1.pk)
     response = getattr(client_for(user), method)(reverse(route, kwargs=kwargs(world)) + query)
     assert response.status_code == expected[persona], (route, persona, response.status_code)
+
+
+@pytest.mark.parametrize("persona, why", [("gm_b", "gone"), ("outsider", "gone"), ("anonymous", "session")])
+def test_a_stream_that_may_not_be_watched_ends_at_once(world: World, persona: str, why: str):
+    """The same words for a campaign that is gone and for one never theirs: nothing more is told."""
+    user = None if persona == "anonymous" else getattr(world, persona)
+    for campaign_id in (world.campaign_a.pk, 999_999):
+        response = client_for(user).get(reverse("campaign_stream", kwargs={"campaign_id": campaign_id}))
+        assert response.status_code == 200 and response["Content-Type"] == "text/event-stream"
+        assert response.content.decode() == f"event: end\ndata: {why}\n\n"
 
 
 def test_other_campaigns_character_under_my_campaign_url_is_404(world: World):

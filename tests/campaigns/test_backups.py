@@ -18,11 +18,20 @@ from django.urls import reverse
 from campaigns import access
 from campaigns.models import Campaign, Event, Invitation, Membership
 from characters.models import Character
-from play.live import render_fragments
 from rules import actions, engine
 from rules.damage import Attack, Fall, Gas
 from rules.models import Disease, Illness, Wound
-from tests.helpers import HTMX, World, client_for, log_mismatches, make_user, notify_listener, plague, run_at_once
+from tests.helpers import (
+    HTMX,
+    World,
+    client_for,
+    log_mismatches,
+    make_user,
+    notify_listener,
+    plague,
+    run_at_once,
+    streamed,
+)
 
 DEMO = "La Cripta de Hielo"
 
@@ -714,16 +723,16 @@ def test_deleting_ends_the_live_streams_of_the_campaign():
     gm, player = make_user("gm"), make_user("player")
     campaign = actions.create_campaign("Efímera", gm)
     Membership.objects.create(campaign=campaign, user=player)
-    actions.add_character(campaign, actions.Sheet("Aldara", 8, player_id=player.pk), by=gm)
+    aldara = actions.add_character(campaign, actions.Sheet("Aldara", 8, player_id=player.pk), by=gm).characters[0]
     table, sheet = access.table_of(campaign), access.audience_of(player, campaign)
-    assert render_fragments(table, "http://testserver", "es") is not None
+    screens = [(table, None), (table, aldara.pk), (sheet, None), (sheet, aldara.pk)]
+    assert all(streamed(audience, sheet=pk) for audience, pk in screens)
     with notify_listener() as listener:
         actions.delete_campaign(campaign, by=gm, typed_name="Efímera")
         notices = [json.loads(n.payload) for n in listener.notifies(timeout=2, stop_after=1)]
     assert notices == [{"campaign": campaign.pk, "characters": None}]
     assert not access.still_sees(table) and not access.still_sees(sheet)
-    assert render_fragments(table, "http://testserver", "es") is None  # the stream's END
-    assert render_fragments(sheet, "http://testserver", "es") is None
+    assert all(streamed(audience, sheet=pk) is None for audience, pk in screens)  # each stream's end
 
 
 # --- creating, and the cap -------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from django.urls import reverse
 from campaigns.access import campaigns_of
 from campaigns.models import Event, Invitation, Membership
 from characters.models import Character
-from tests.helpers import World, client_for
+from tests.helpers import HTMX, World, client_for, element_by_id, region_ids
 
 
 def invitation_url(invite: Invitation) -> str:
@@ -24,6 +24,27 @@ def test_the_gm_invites_a_player_for_a_character(world: World):
     assert client_for(world.outsider).get(invitation_url(invite)).status_code == 200  # the link works
     event = Event.objects.get(campaign=world.campaign_a)
     assert (event.action, event.characters, event.details["invitation"]) == ("invitation_created", [eira.pk], invite.pk)
+
+
+def test_an_invitation_made_from_the_table_shows_on_its_card_at_once(world: World):
+    """With htmx, the answer is the regions the invitation touched: the character's card with its link, the log's
+    entry and the undo button, each once; the words, and the keyboard on the card."""
+    eira = Character.objects.create(campaign=world.campaign_a, name="Eira", constitution=9)
+    response = client_for(world.gm_a).post(invite_url(world, eira), **HTMX)
+    assert response.status_code == 200 and response["X-Regions"] == "1" and response["HX-Reswap"] == "none"
+    invite = Invitation.objects.get(character=eira)
+    html = response.content.decode()
+    touched = [f"card-{eira.pk}", f"card-actions-{eira.pk}", "undo-button", "log-entries"]
+    assert sorted(region_ids(html)) == sorted([*touched, "announce", "said"])
+    actions = element_by_id(html, f"card-actions-{eira.pk}").html
+    assert f"http://testserver{invitation_url(invite)}" in actions and revoke_url(world, invite) in actions
+    assert "Invitación creada" in element_by_id(html, "said").inner
+    assert response["X-Focus"] == f"character-{eira.pk}"
+    assert f"character-{world.npc_a.pk}" not in html and "Tomás" not in html  # another card: not drawn again
+    # A second one keeps the one pending link, and says so.
+    again = client_for(world.gm_a).post(invite_url(world, eira), **HTMX)
+    assert "ya tiene un enlace de invitación pendiente" in element_by_id(again.content.decode(), "said").inner
+    assert Invitation.objects.filter(character=eira).count() == 1
 
 
 def test_an_anonymous_visitor_of_an_invitation_is_sent_to_log_in(world: World, client):
@@ -134,6 +155,28 @@ def test_the_gm_revokes_a_link_and_it_answers_404(world: World):
     assert_gone_for(world.outsider, world.invite_a)
     event = Event.objects.get(campaign=world.campaign_a)
     assert (event.action, event.characters) == ("invitation_revoked", [world.npc_a.pk])
+
+
+def test_a_link_revoked_from_the_table_leaves_its_card_at_once(world: World):
+    response = client_for(world.gm_a).post(revoke_url(world, world.invite_a), **HTMX)
+    assert response.status_code == 200 and response["X-Regions"] == "1"
+    html = response.content.decode()
+    npc = world.npc_a.pk
+    assert sorted(region_ids(html)) == sorted(
+        [f"card-{npc}", f"card-actions-{npc}", "undo-button", "log-entries", "announce", "said"]
+    )
+    actions = element_by_id(html, f"card-actions-{npc}").html
+    assert revoke_url(world, world.invite_a) not in actions and world.invite_a.token not in html
+    assert invite_url(world, world.npc_a) in actions  # a new link may be made
+    assert "Enlace anulado" in element_by_id(html, "said").inner and response["X-Focus"] == f"character-{npc}"
+    world.invite_a.refresh_from_db()
+    assert world.invite_a.revoked_at is not None
+    # twice: said, nothing changed, no card drawn again
+    before = (state(), Event.objects.count())
+    again = client_for(world.gm_a).post(revoke_url(world, world.invite_a), **HTMX).content.decode()
+    assert "Esa invitación ya no está pendiente." in element_by_id(again, "said").inner
+    assert not any(region.startswith(("card-", "character-")) for region in region_ids(again))
+    assert (state(), Event.objects.count()) == before
 
 
 def test_revoking_a_link_twice_says_so_and_changes_nothing(world: World):

@@ -9,7 +9,7 @@ from rules import actions
 from rules.actions import Call
 from rules.damage import Attack
 from rules.models import CalledCheck, CheckKind
-from tests.helpers import HTMX, World, client_for, plague, reload, snapshot
+from tests.helpers import HTMX, World, client_for, element_by_id, plague, region_ids, reload, snapshot, streamed
 
 FALL = Call(CheckKind.FALL, height_m=10, difficulty=15)
 
@@ -109,8 +109,10 @@ def test_the_gm_answers_from_the_table_and_cancels(world: World):
     gm = client_for(world.gm_a)
     response = gm.post(url, {"check": str(checks["Tomás"].pk), "die": "1", "where": "table"}, **HTMX)
     text = response.content.decode()
-    assert response.status_code == 200 and 'hx-swap-oob="innerHTML:#calls"' in text
-    assert "Tomás — caída: 1d20 (1)" in text and "Tirada pedida: gm_a anota el dado" in text
+    assert response.status_code == 200 and region_ids(text).count("calls") == 1
+    assert "Tomás — caída: 1d20 (1)" in element_by_id(text, "calls").html
+    assert "Tirada pedida: gm_a anota el dado" in element_by_id(text, "log-entries").html
+    assert f"card-{world.npc_a.pk}" in region_ids(text) and response["X-Focus"] == "calls"
     assert reload(world.npc_a).pg < world.npc_a.pg
     cancel = reverse("cancel_check", args=[world.campaign_a.pk])
     pending = [str(checks["Aldara"].pk), str(checks["Borin"].pk)]
@@ -135,21 +137,31 @@ def test_without_htmx_an_answer_redirects_and_a_refusal_is_a_page_with_the_reaso
     )
 
 
-@pytest.mark.django_db(transaction=True)  # render_fragments gives its connection back, as on a worker thread
+@pytest.mark.django_db(transaction=True)  # the stream's drawing gives its connection back, as on a worker thread
 def test_the_streams_carry_each_audience_its_checks(world: World):
-    from play.live import Shown, render_fragments
-
     checks = call(world)
-    actions.answer_check(world.campaign_a, checks["Borin"], by=world.player_a2, die=20)
-    everyone = Shown(frozenset({world.char_a1.pk, world.char_a2.pk, world.npc_a.pk}))
+    event = actions.answer_check(world.campaign_a, checks["Borin"], by=world.player_a2, die=20).event
     gm = access.audience_of(world.gm_a, world.campaign_a)
     player = access.audience_of(world.player_a, world.campaign_a)
-    gm_text, _shown = render_fragments(gm, "http://mesa", "es", (world.char_a2.pk,), everyone)
-    assert "event: checks\n" in gm_text and "Borin — caída: 1d20 (20)" in gm_text
-    assert f'name="check" value="{checks["Aldara"].pk}"' in gm_text
-    player_text, _shown = render_fragments(
-        player, "http://mesa", "es", (world.char_a2.pk,), Shown(frozenset({world.char_a1.pk}))
-    )
-    assert "event: checks\n" in player_text and "Aldara:</strong> 1d20 + Saltar 0 contra 15" in player_text
-    assert "Borin — caída" not in player_text and "Borin:</strong>" not in player_text  # another player's roll
-    assert f'value="{checks["Tomás"].pk}"' not in player_text
+    gm_text = streamed(gm, event=event)
+    assert gm_text is not None and region_ids(gm_text).count("calls") == 1
+    calls = element_by_id(gm_text, "calls").html
+    assert "Borin — caída: 1d20 (20)" in calls and f'name="check" value="{checks["Aldara"].pk}"' in calls
+    # Player A's page: Borin's roll changed nothing of theirs but their companion Borin, drawn again as the party view
+    # says; their whole page has their own check only.
+    companions = streamed(player, event=event)
+    assert companions is not None and region_ids(companions) == ["party"] and "caída" not in companions
+    assert streamed(player, sheet=world.char_a1.pk, event=event) == ""
+    for player_text in (streamed(player), streamed(player, sheet=world.char_a1.pk)):
+        assert player_text is not None and "1d20 + Saltar 0 contra 15" in player_text
+        assert f'name="check" value="{checks["Aldara"].pk}"' in player_text
+        assert "Borin — caída" not in player_text and "Borin:</strong>" not in player_text  # another player's roll
+        assert f'value="{checks["Tomás"].pk}"' not in player_text and f'value="{checks["Borin"].pk}"' not in player_text
+    # Borin's player: their own roll, said on their page (the checks they owe, none now) and on Borin's sheet.
+    other = access.audience_of(world.player_a2, world.campaign_a)
+    other_text = streamed(other, event=event)
+    assert other_text is not None and "my-checks" in region_ids(other_text)
+    assert 'name="check"' not in element_by_id(other_text, "my-checks").html
+    sheet = streamed(other, sheet=world.char_a2.pk, event=event)
+    assert sheet is not None and "Borin — caída: 1d20 (20)" in element_by_id(sheet, "sheet-log").html
+    assert "Aldara" not in other_text + sheet

@@ -3,15 +3,15 @@
 
 import re
 
+import pytest
 from django.urls import reverse
 
 from campaigns import access
 from characters.models import Character
-from play.live import Shown, render_fragments
 from rules import actions
 from rules.damage import Attack, Fall
 from rules.models import Disease
-from tests.helpers import HTMX
+from tests.helpers import HTMX, element_by_id, on_a_thread, region_ids, streamed
 
 
 def anchors_of_rules_page(client) -> set[str]:
@@ -53,17 +53,17 @@ def test_the_links_speak_english_too(world, client):
     assert ">Why −4?</a>" in table and ">PG over time</a>" in table
 
 
+@pytest.mark.django_db(transaction=True)  # the stream's drawing gives its connection back, as on a worker thread
 def test_the_sheet_shows_the_timeline_and_its_live_update_carries_it(world, client):
     client.force_login(world.player_a)
-    sheet = client.get(reverse("character", args=[world.campaign_a.pk, world.char_a1.pk]), **HTMX).content.decode()
+    url = reverse("character", args=[world.campaign_a.pk, world.char_a1.pk])
+    sheet = on_a_thread(lambda: client.get(url, **HTMX).content.decode())
     assert 'id="pg-timeline"' in sheet and "<svg" in sheet
-    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a)
-    fresh = client.get(reverse("character", args=[world.campaign_a.pk, world.char_a1.pk])).content.decode()
+    event = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a).event
+    fresh = on_a_thread(lambda: client.get(url).content.decode())
     chart = re.search(r'<figure class="timeline".*?</figure>', fresh, re.S).group(0)
     assert 'class="marker attack"' in chart
     player = access.audience_of(world.player_a, world.campaign_a)
-    text, _shown = render_fragments(
-        player, "http://mesa", "es", (world.char_a1.pk,), Shown(frozenset({world.char_a1.pk}))
-    )
-    sheet_event = text.split(f"event: sheet-{world.char_a1.pk}\n", 1)[1].split("\n\n", 1)[0]
-    assert chart.replace("\n", "\ndata: ") in sheet_event  # live equals reload
+    text = streamed(player, sheet=world.char_a1.pk, event=event)
+    assert text is not None and region_ids(text) == ["sheet", "sheet-log"]
+    assert chart in element_by_id(text, "sheet").html  # live equals reload

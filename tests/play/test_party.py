@@ -4,26 +4,32 @@ filtering is on the server: the bytes of a player's page and stream carry exactl
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from django.db import connection
 from django.urls import reverse
 
 from campaigns import access
 from campaigns.models import Campaign, Event, PartyView
 from characters.models import Character
-from play import live
-from play.live import render_fragments
 from play.log import table_log
+from play.screens import SCREENS, Screen
 from rules import actions
 from rules.damage import Attack, Fall, Gas
 from rules.models import Disease
-from tests.helpers import HTMX, World, client_for, plague, reload, snapshot
+from tests.helpers import (
+    HTMX,
+    World,
+    client_for,
+    element_by_id,
+    on_a_thread,
+    plague,
+    region_ids,
+    reload,
+    snapshot,
+    streamed,
+)
 
-SITE = "http://mesa"
 TOKEN = re.compile(r"[A-Za-z0-9]{64}")  # CSRF tokens: random letters and digits, which could hold any number
 
 
@@ -63,49 +69,15 @@ def set_campaign_view(world: World, view: str) -> None:
     actions.edit_campaign(campaign, name=campaign.name, gm=campaign.gm, party_view=view, by=world.gm_a)
 
 
-def on_a_thread[T](function: Callable[[], T]) -> T:
-    """Run it on a thread of its own, with its own database connection: for the tests that commit (transaction=True),
-    which the full suite runs after the browser tests, whose Playwright event loop stays on this thread (the test
-    client refuses to run under an event loop)."""
-    result: list[T] = []
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            result.append(function())
-        except BaseException as error:  # reported to the test
-            errors.append(error)
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if errors:
-        raise errors[0]
-    return result[0]
-
-
 def page_of(user, campaign: Campaign) -> str:
     response = client_for(user).get(reverse("campaign", args=[campaign.pk]))
     assert response.status_code == 200
     return TOKEN.sub("TOKEN", response.content.decode())
 
 
-def events_of(stream: str) -> dict[str, str]:
-    """An SSE message as {event: its data}."""
-    found = {}
-    for block in stream.split("\n\n"):
-        lines = block.split("\n")
-        if lines[0].startswith("event: "):
-            found[lines[0].removeprefix("event: ")] = "\n".join(line.removeprefix("data: ") for line in lines[1:])
-    return found
-
-
-def party_section(page: str) -> str:
-    match = re.search(r'<div id="party" sse-swap="party">(.*?)</div>\s*</section>', page, re.S)
-    assert match, "no companions on the page"
-    return match.group(1)
+def party_section(html: str) -> str:
+    """What is inside the region of the companions, on a page or in a stream's message."""
+    return element_by_id(html, "party").inner
 
 
 def what_player_a_may_read(text: str, view: str, party: Party) -> None:
@@ -151,25 +123,28 @@ def test_a_players_page_and_stream_carry_exactly_what_the_party_view_allows(worl
     assert ("PG 69/80" in other) == (view == PartyView.EXACT) and "Ataque físico" in other and "Nyx" not in other
 
     audience = access.audience_of(world.player_a, campaign)
-    drawn = render_fragments(audience, SITE, "es")
-    assert drawn is not None
-    full, shown = drawn
+    full = streamed(audience)
+    assert full is not None
     what_player_a_may_read(full, view, party)
-    events = events_of(full)
-    no_finer_detail(events["party"])
-    assert party_section(page).strip() == events["party"].strip()  # live equals reload
+    no_finer_detail(party_section(full))
+    assert party_section(page) == party_section(full)  # live equals reload
 
-    # A change to Borin alone reaches player A as their companions, drawn again, and as nothing else.
-    actions.apply_damage(campaign, [party.borin], Attack(amount=90), by=world.gm_a)  # 7/120: Malherido
-    drawn = render_fragments(audience, SITE, "es", (party.borin.pk,), shown)
+    # A change to Borin alone reaches player A as their companions, drawn again, and as nothing else; while Borin is
+    # hidden from them, as nothing at all.
+    event = actions.apply_damage(campaign, [party.borin], Attack(amount=90), by=world.gm_a).event  # 7/120: Malherido
+    drawn = streamed(audience, event=event)
     assert drawn is not None
-    changed = TOKEN.sub("TOKEN", drawn[0])
-    assert set(events_of(changed)) == {"clock", "party", "checks"}  # checks: their own, none here
+    # Their sheet's stream carries nothing of it: Borin is not on Aldara's sheet.
+    assert streamed(audience, sheet=party.aldara.pk, event=event) == ""
+    if view == PartyView.HIDDEN:
+        assert drawn == ""
+        return
+    changed = TOKEN.sub("TOKEN", drawn)
+    assert region_ids(changed) == ["party"]  # not the clock, which did not move, nor their own card or checks
     assert ("PG 7/120" in changed) == (view == PartyView.EXACT)
     assert ("Malherido" in changed) == (view == PartyView.BAND)
-    assert ("Borin" in changed) == (view != PartyView.HIDDEN)
-    assert "Nyx" not in changed and "Peste" not in changed and "PG 23/50" in changed
-    no_finer_detail(events_of(changed)["party"])
+    assert "Borin" in changed and "Nyx" not in changed and "Peste" not in changed and "PG 23/50" in changed
+    no_finer_detail(party_section(changed))
     # Borin's 7 PG is the row of 7–8, which shares "Malherido" with 9–10: as a word, nothing tells them apart.
     assert ("band-8" in changed) == (view == PartyView.EXACT)
 
@@ -178,19 +153,19 @@ def test_a_players_page_and_stream_carry_exactly_what_the_party_view_allows(worl
 def test_a_campaign_edit_changes_the_companions_in_the_players_streams(world: World):
     party = make_party(world)
     audience = access.audience_of(world.player_a, world.campaign_a)
-    drawn = render_fragments(audience, SITE, "es")
-    assert drawn is not None and "Herido" in drawn[0]
+    drawn = streamed(audience)
+    assert drawn is not None and "Herido" in party_section(drawn)
     set_campaign_view(party.world, PartyView.EXACT)  # an event about no character: it changes what each player reads
     event = Event.objects.latest("id")
     assert event.characters == []
-    drawn = render_fragments(audience, SITE, "es", tuple(event.characters), drawn[1])
-    assert drawn is not None
-    assert "PG 97/120" in events_of(drawn[0])["party"] and "Herido" not in drawn[0]
-    # The GM's screens get their control drawn again, with the new choice.
-    gm = render_fragments(access.audience_of(world.gm_a, world.campaign_a), SITE, "es", (), None)
+    drawn = streamed(audience, event=event)
+    assert drawn is not None and "party" in region_ids(drawn)
+    assert "PG 97/120" in party_section(drawn) and "Herido" not in drawn
+    # The GM's table gets its control drawn again, with the new choice; it has no companions.
+    gm = streamed(access.audience_of(world.gm_a, world.campaign_a), event=event)
     assert gm is not None
-    control = events_of(gm[0])["party-view"]
-    assert '<option value="exact" selected>' in control and "party" not in events_of(gm[0])
+    control = element_by_id(gm, "party-view").html
+    assert '<option value="exact" selected>' in control and "party" not in region_ids(gm)
 
 
 def test_removed_characters_and_the_gm_have_no_companions(party: Party):
@@ -297,9 +272,11 @@ def test_the_gm_switches_the_party_view_from_the_table(world: World):
     response = client_for(world.gm_a).post(party_view_url(world), {"party_view": "exact"}, **HTMX)
     assert response.status_code == 200
     html = response.content.decode()
-    assert 'hx-swap-oob="innerHTML:#party-view"' in html and '<option value="exact" selected>' in html
-    assert "Los jugadores ven de los demás: sus PG exactos" in html  # the log, out of band
-    assert '"twelveplus:focus": {"value": "party_view"}' in response["HX-Trigger-After-Settle"]
+    # the control drawn again, once, with the new choice; the log's new entry; the keyboard back on the select
+    assert region_ids(html).count("party-view") == 1 and response["X-Regions"] == "1"
+    assert '<option value="exact" selected>' in element_by_id(html, "party-view").html
+    assert "Los jugadores ven de los demás: sus PG exactos" in element_by_id(html, "log-entries").html
+    assert response["X-Focus"] == "party_view" and response["HX-Reswap"] == "none"
     assert Campaign.objects.get(pk=world.campaign_a.pk).party_view == "exact"
     # without htmx: a plain form that redirects to the table
     response = client_for(world.gm_a).post(party_view_url(world), {"party_view": "hidden"})
@@ -326,14 +303,15 @@ def test_only_the_gm_sets_the_party_view(world: World):
 # --- a player's own sheet ------------------------------------------------------------------------------------------
 
 
-def aldaras_sheet_as_her_player_reads_it(world: World) -> tuple[list[str], tuple[str, live.Shown]]:
-    """Aldara's sheet for player_a: the page, its log's older page and the stream's sheet; and what the stream drew."""
+def aldaras_sheet_as_her_player_reads_it(world: World) -> list[str]:
+    """Aldara's sheet for player_a: the page, its log's older page and the whole screen its stream sends first."""
     campaign = world.campaign_a
     urls = [reverse(name, args=[campaign.pk, world.char_a1.pk]) for name in ("character", "character_log")]
     texts = [on_a_thread(lambda url=url: client_for(world.player_a).get(url).content.decode()) for url in urls]
-    drawn = render_fragments(access.audience_of(world.player_a, campaign), SITE, "es")
-    assert drawn is not None
-    return [*texts, events_of(drawn[0])[f"sheet-{world.char_a1.pk}"]], drawn
+    drawn = streamed(access.audience_of(world.player_a, campaign), sheet=world.char_a1.pk)
+    whole = {region.name for region in SCREENS[Screen.SHEET]}
+    assert drawn is not None and set(region_ids(drawn)) == whole
+    return [*texts, drawn]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -350,8 +328,7 @@ def test_a_players_sheet_words_only_their_own_lines_of_a_group_event(world: Worl
     actions.apply_damage(campaign, group, Gas(turns=2), by=gm)
     actions.undo(campaign, by=gm)
     borin, tomas = reload(world.char_a2), reload(world.npc_a)
-    texts, drawn = aldaras_sheet_as_her_player_reads_it(world)
-    for text in texts:
+    for text in aldaras_sheet_as_her_player_reads_it(world):
         assert "Aldara — caída" in text and "Aldara — resistencia" in text and "Aldara pierde" in text
         assert "Borin" not in text and "Tomás" not in text and not re.search(r"#\d", text)  # no other, even unnamed
         assert f"{borin.max_pg} →" not in text and f"{tomas.max_pg} →" not in text
@@ -377,23 +354,19 @@ def test_a_secret_healer_is_not_named_on_the_patients_sheet(world: World):
     actions.treat_illness(campaign, world.char_a1, illness, tomas, by=gm)
     actions.undo(campaign, by=gm)
     actions.treat_illness(campaign, world.char_a1, illness, healer, by=gm)
-    texts, drawn = aldaras_sheet_as_her_player_reads_it(world)
-    for text in texts:
+    for text in aldaras_sheet_as_her_player_reads_it(world):
         assert "Nyx" not in text
         assert "Alguien trata las heridas de Aldara" in text and "Alguien trata Peste de Aldara" in text
         assert "Deshecho: Tomás trata Peste de Aldara" in text  # Tomás is shown to the players: named
     # Nyx shown to the players: the sheet, live, names her at once (as a reload would); hidden again, "Alguien".
     audience = access.audience_of(world.player_a, campaign)
-    _text, shown = drawn
-    actions.edit_character(campaign, healer, actions.Sheet("Nyx", 4, heal_wounds=3, party_view="band"), by=gm)
-    redrawn = render_fragments(audience, SITE, "es", (healer.pk,), shown)
-    assert (
-        redrawn is not None and "Nyx trata las heridas de Aldara" in events_of(redrawn[0])[f"sheet-{world.char_a1.pk}"]
-    )
+    shown = actions.edit_character(campaign, healer, actions.Sheet("Nyx", 4, heal_wounds=3, party_view="band"), by=gm)
+    redrawn = streamed(audience, sheet=world.char_a1.pk, event=shown.event)
+    assert redrawn is not None and "Nyx trata las heridas de Aldara" in element_by_id(redrawn, "sheet-log").html
     set_campaign_view(world, PartyView.HIDDEN)
-    actions.edit_character(campaign, healer, actions.Sheet("Nyx", 4, heal_wounds=3), by=gm)  # as the campaign says
-    again = render_fragments(audience, SITE, "es", (healer.pk,), redrawn[1])
-    assert again is not None and "Nyx" not in again[0] and "Alguien trata" in again[0]
+    hidden = actions.edit_character(campaign, healer, actions.Sheet("Nyx", 4, heal_wounds=3), by=gm)  # as it says
+    again = streamed(audience, sheet=world.char_a1.pk, event=hidden.event)
+    assert again is not None and "Nyx" not in again and "Alguien trata" in element_by_id(again, "sheet-log").html
     sheet_url = reverse("character", args=[campaign.pk, world.char_a1.pk])
     gm_sheet = on_a_thread(lambda: client_for(gm).get(sheet_url).content.decode())
     assert "Nyx trata las heridas de Aldara" in gm_sheet and "Nyx trata Peste de Aldara" in gm_sheet

@@ -6,7 +6,7 @@ import re
 from campaigns.models import Campaign
 from rules import actions, engine
 from rules.damage import Attack
-from tests.helpers import HTMX, World, client_for, plague, reload, snapshot
+from tests.helpers import HTMX, World, client_for, element_by_id, plague, regions_in, reload, snapshot
 from tests.play.test_views import act_url
 
 
@@ -59,7 +59,12 @@ def test_applying_commits_exactly_what_was_previewed(world: World):
     html = preview(world, {"preset": "604800", "resting": [world.char_a1.pk]})
     response = apply(world, html)
     assert response.status_code == 200
-    assert '<div id="advance-preview" class="slot" hx-swap-oob="true"></div>' in response.content.decode()
+    answer = response.content.decode()
+    # the preview closed, the clock's form drawn anew in place of the one sent, the clock moved
+    assert element_by_id(answer, "advance-preview").inner == ""
+    [form] = [part for part in regions_in(answer) if part.id == "form-advance"]
+    assert form.attrs["data-how"] == "outer" and form.inner.lstrip().startswith('<form id="form-advance"')
+    assert "Día 8, 00:00" in element_by_id(answer, "clock").html and response["X-Focus"] == "advance-duration"
     assert Campaign.objects.get(pk=world.campaign_a.pk).clock == engine.WEEK
     assert reload(world.char_a1).pg == 77  # a week of rest: 7 PG back, as previewed
     assert "77</strong> / 80 PG" in html

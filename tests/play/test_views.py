@@ -9,7 +9,7 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack, Gas
 from rules.models import Disease, Illness, Wound
-from tests.helpers import HTMX, World, client_for, plague, snapshot
+from tests.helpers import HTMX, World, client_for, element_by_id, elements_of, plague, region_ids, snapshot
 
 PATIENT_ACTIONS = ("treat_wounds", "treat_illness", "medicate", "exertion")
 
@@ -96,11 +96,19 @@ def test_damage_of_each_kind(world: World, data, expected_pg):
     assert response.status_code == 200
     assert pg(world.char_a1) == expected_pg
     html = response.content.decode()
-    # only what changed, out of band: Aldara's card (not Borin's), the clock, the log — not the whole table
-    assert 'id="table"' not in html and response.headers["HX-Reswap"] == "none"
-    assert f'id="character-{world.char_a1.pk}" hx-swap-oob="true"' in html and f"{expected_pg}</strong> / 80" in html
-    assert f'id="character-{world.char_a2.pk}"' not in html
-    assert f"Aldara: {expected_pg}/80 PG" in html  # the aria-live announcement
+    # Only the regions it touched, each once: Aldara's card (not Borin's), the undo button and the log's new entry —
+    # not the whole table, not the clock, which did not move; and what this tab alone needs: the announcement, the
+    # form closed, the keyboard on her card.
+    assert 'id="table"' not in html and response.headers["HX-Reswap"] == "none" and response["X-Regions"] == "1"
+    a1, a2 = world.char_a1.pk, world.char_a2.pk
+    touched = [f"card-{a1}", f"card-actions-{a1}", "undo-button", "log-entries"]
+    assert sorted(region_ids(html)) == sorted([*touched, "announce", "said", f"slot-{a1}"])  # each once
+    assert f"{expected_pg}</strong> / 80" in element_by_id(html, f"card-{a1}").html
+    assert f"card-{a2}" not in html and f"character-{a2}" not in html and "Borin" not in html
+    event = Event.objects.latest("id")
+    assert [e.id for e in elements_of(html) if e.id.startswith("entry-")] == [f"entry-{event.pk}"]  # the entry alone
+    assert element_by_id(html, "announce").inner == f"Aldara: {expected_pg}/80 PG"  # the aria-live announcement
+    assert element_by_id(html, f"slot-{a1}").inner == "" and response["X-Focus"] == f"character-{a1}"
 
 
 def test_damage_by_dice_to_the_party(world: World):
@@ -109,7 +117,12 @@ def test_damage_by_dice_to_the_party(world: World):
     assert response.status_code == 200
     lost = 80 - pg(world.char_a1)
     assert 3 <= lost <= 13 and pg(world.char_a2) == 120 - lost and pg(world.npc_a) == 50 - lost
-    assert "Tirada de daño: 2d6" in response.content.decode()
+    html = response.content.decode()
+    assert "Tirada de daño: 2d6" in html
+    # every card it touched, once; the group form closed, the keyboard back on the group's buttons
+    cards = [f"{region}-{pk}" for pk in party for region in ("card", "card-actions")]
+    assert sorted(region_ids(html)) == sorted([*cards, "undo-button", "log-entries", "announce", "said", "slot-party"])
+    assert response["X-Focus"] == "party-damage"
 
 
 @pytest.mark.parametrize(
@@ -439,10 +452,17 @@ def undo(world: World):
 
 
 def test_undo_button_restores_and_strikes_the_entry_through(world: World):
-    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=9), by=world.gm_a)
+    damage = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=9), by=world.gm_a).event
     response = undo(world)
     assert response.status_code == 200 and pg(world.char_a1) == 80
-    assert 'class="entry undone"' in response.content.decode()
+    html = response.content.decode()
+    # the undo's own entry and the damage's, struck through: each once, and no other entry
+    undone = Event.objects.latest("id")
+    entries = [e for e in elements_of(html) if e.id.startswith("entry-")]
+    assert sorted(e.id for e in entries) == sorted([f"entry-{undone.pk}", f"entry-{damage.pk}"])
+    assert 'class="entry undone"' in element_by_id(html, f"entry-{damage.pk}").html
+    assert "80</strong> / 80" in element_by_id(html, f"card-{world.char_a1.pk}").html
+    assert region_ids(html).count("log-entries") == 1 and response["X-Focus"] == "undo-submit"
 
 
 def test_undo_button_with_nothing_to_undo_says_so_and_changes_nothing(world: World):
@@ -470,7 +490,7 @@ def test_the_undo_button_names_its_event_and_carries_its_id(world: World):
 def test_with_nothing_to_undo_the_button_is_disabled(world: World):
     html = table(world)
     assert "Nada que deshacer" in html and 'name="event"' not in html
-    assert 'class="secondary" disabled>' in html
+    assert 'id="undo-submit" disabled>' in html
 
 
 def test_the_undo_button_after_an_action_names_the_next_event(world: World):
@@ -573,7 +593,10 @@ def test_table_queries_do_not_grow_with_characters(world: World, size, django_as
     ill(world)
     client = client_for(world.gm_a)
     url = reverse("campaign", kwargs={"campaign_id": world.campaign_a.pk})
-    with django_assert_max_num_queries(12):
+    # 13, whatever the number of characters: the session, the user, the campaign; the characters, the calls, the
+    # invitations, the wounds, the illnesses; the undo button's event and its details; the names, the log's page and
+    # its entries.
+    with django_assert_max_num_queries(13):
         assert client.get(url).status_code == 200
 
 

@@ -646,10 +646,13 @@ def test_editing_con_recomputes_pg(world: World):
 @pytest.mark.django_db(transaction=True)
 def test_notify_carries_only_ids_and_arrives_on_commit(world: World):
     with notify_listener() as listener:
-        actions.apply_damage(world.campaign_a, [world.char_a1, world.char_a2], Attack(amount=1), by=world.gm_a)
+        outcome = actions.apply_damage(
+            world.campaign_a, [world.char_a1, world.char_a2], Attack(amount=1), by=world.gm_a
+        )
         notices = list(listener.notifies(timeout=5, stop_after=1))
     assert len(notices) == 1
     assert json.loads(notices[0].payload) == {
         "campaign": world.campaign_a.pk,
         "characters": sorted([world.char_a1.pk, world.char_a2.pk]),
+        "event": outcome.event.pk,  # no tab: no browser tab acted (rules.notify.acting_tab)
     }

@@ -26,21 +26,53 @@ def fits(payload: str) -> bool:
 
 
 @pytest.mark.parametrize("characters", [(3, 1, 2), (7,), (), None])
-def test_a_normal_change_round_trips_exactly(characters):
-    change = Change(12, characters)
+@pytest.mark.parametrize("event, tab", [(None, ""), (99, ""), (99, "a1b2c3d4e5f6a1b2c3d4e5f6"), (None, "tab-0001")])
+def test_a_normal_change_round_trips_exactly(characters, event, tab):
+    change = Change(12, characters, event, tab)
     assert Change.parse(change.payload()) == change
 
 
-def test_the_payload_names_the_campaign_and_the_characters_only():
+def test_the_payload_names_the_campaign_the_characters_the_event_and_the_tab_only():
     assert json.loads(Change(12, (3, 4)).payload()) == {"campaign": 12, "characters": [3, 4]}
+    assert json.loads(Change(12, (3,), 5, "a1b2c3d4").payload()) == {
+        "campaign": 12,
+        "characters": [3],
+        "event": 5,
+        "tab": "a1b2c3d4",
+    }
+
+
+@pytest.mark.parametrize(
+    "value, tab",
+    [
+        ("a1b2c3d4e5f6a1b2c3d4e5f6", "a1b2c3d4e5f6a1b2c3d4e5f6"),
+        ("tab-0001", "tab-0001"),
+        ("a" * 40, "a" * 40),
+        ("", ""),
+        ("short", ""),  # fewer than 8
+        ("a" * 41, ""),
+        ("a1b2c3d4\n", ""),
+        ("a1b2 c3d4", ""),
+        ("a1b2c3d4\x00", ""),
+        ("ａ１ｂ２ｃ３ｄ４", ""),  # letters and digits, but not ASCII ones
+        (None, ""),
+        (12345678, ""),
+        (["a1b2c3d4"], ""),
+    ],
+)
+def test_a_tab_is_what_a_browser_sends_or_nothing(value, tab):
+    assert notify.tab_or_nothing(value) == tab
+    if isinstance(value, str):
+        parsed = Change.parse(json.dumps({"campaign": 1, "characters": [], "tab": value}))
+        assert parsed == Change(1, (), None, tab)  # a forged tab is no tab: the change reaches every stream
 
 
 def test_too_many_characters_fall_back_to_the_whole_campaign():
-    change = Change(12, tuple(range(5000)))
+    change = Change(12, tuple(range(5000)), 77, "a1b2c3d4e5f6")
     assert len(json.dumps(list(change.characters)).encode()) > notify.LIMIT  # the list itself would not fit
     payload = change.payload()
     assert fits(payload)
-    assert Change.parse(payload) == Change(12, None)
+    assert Change.parse(payload) == Change(12, None, 77, "a1b2c3d4e5f6")  # the event and the tab are kept
 
 
 def test_the_longest_list_that_fits_is_kept_and_one_more_falls_back():
@@ -56,14 +88,17 @@ def test_the_longest_list_that_fits_is_kept_and_one_more_falls_back():
     assert Change.parse(Change(12, (*longest, 99_999)).payload()) == Change(12, None)
 
 
+tabs = st.one_of(st.just(""), st.from_regex(notify.TAB, fullmatch=True))
+
+
 @settings(max_examples=200, deadline=None)
-@given(ids, st.one_of(st.none(), st.lists(ids, max_size=1500).map(tuple)))
-def test_every_payload_fits_and_reads_back_as_the_change_or_the_whole_campaign(campaign_id, characters):
-    change = Change(campaign_id, characters)
+@given(ids, st.one_of(st.none(), st.lists(ids, max_size=1500).map(tuple)), st.one_of(st.none(), ids), tabs)
+def test_every_payload_fits_and_reads_back_as_the_change_or_the_whole_campaign(campaign_id, characters, event, tab):
+    change = Change(campaign_id, characters, event, tab)
     payload = change.payload()
     assert fits(payload)
-    assert Change.parse(payload) in (change, Change(campaign_id, None))
-    if fits(json.dumps({"campaign": campaign_id, "characters": characters})):
+    assert Change.parse(payload) in (change, Change(campaign_id, None, event, tab))
+    if fits(json.dumps(change.message())):
         assert Change.parse(payload) == change
 
 
@@ -92,6 +127,11 @@ def test_every_payload_fits_and_reads_back_as_the_change_or_the_whole_campaign(c
         '{"campaign": 1, "characters": 2}',
         '{"campaign": 1, "characters": "2"}',
         '{"campaign": 1, "characters": {"2": 2}}',
+        '{"campaign": 1, "characters": [1], "event": "2"}',
+        '{"campaign": 1, "characters": [1], "event": 2.0}',
+        '{"campaign": 1, "characters": [1], "event": true}',
+        '{"campaign": 1, "characters": [1], "event": [2]}',
+        '{"ended_session": "0123456789abcdef0123456789abcdef"}',  # a session that ended, not a change
     ],
 )
 def test_an_odd_payload_is_ignored(payload):
@@ -123,7 +163,23 @@ def test_an_action_on_a_crowd_notifies_the_whole_campaign():
     everyone = [c.pk for c in crowd]
     assert not fits(json.dumps({"campaign": campaign.pk, "characters": everyone}))
     with notify_listener() as listener:
-        actions.apply_damage(campaign, everyone, Gas(turns=1), by=gm)
+        outcome = actions.apply_damage(campaign, everyone, Gas(turns=1), by=gm)
         [notice] = listener.notifies(timeout=5, stop_after=1)
-    assert json.loads(notice.payload) == {"campaign": campaign.pk, "characters": None}
+    assert json.loads(notice.payload) == {"campaign": campaign.pk, "characters": None, "event": outcome.event.pk}
     assert Character.objects.filter(campaign=campaign, pg=99).count() == 2000
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_change_names_the_tab_that_acted_only_while_it_acts():
+    with notify_listener() as listener:
+        token = notify.acting_tab.set("a1b2c3d4e5f6")
+        try:
+            notify.send(77, [1], 5)
+        finally:
+            notify.acting_tab.reset(token)
+        notify.send(77, [1], 6)
+        notices = [json.loads(notice.payload) for notice in listener.notifies(timeout=5, stop_after=2)]
+    assert notices == [
+        {"campaign": 77, "characters": [1], "event": 5, "tab": "a1b2c3d4e5f6"},
+        {"campaign": 77, "characters": [1], "event": 6},
+    ]
