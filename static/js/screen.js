@@ -153,8 +153,14 @@
   // new ones come in, gone ones go, in the new order.
   function keyed(list, incoming) {
     keepingFocus(list, () => {
-      let cursor = list.firstChild;
-      Array.from(incoming.children).forEach((child) => {
+      const fresh = Array.from(incoming.children);
+      const ids = new Set(fresh.map((child) => child.id).filter(Boolean));
+      // The gone go first, so that the kept stay where they are: a child is moved only when the order changed.
+      Array.from(list.childNodes).forEach((node) => {
+        if (!node.id || !ids.has(node.id)) node.remove();
+      });
+      let cursor = list.firstElementChild;
+      fresh.forEach((child) => {
         const there = child.id ? document.getElementById(child.id) : null;
         let node = child;
         if (there && there.parentNode === list) {
@@ -164,14 +170,9 @@
           });
           node = there;
         }
-        if (node === cursor) cursor = cursor.nextSibling;
+        if (node === cursor) cursor = cursor.nextElementSibling;
         else moveBefore(list, node, cursor);
       });
-      while (cursor) {
-        const next = cursor.nextSibling;
-        cursor.remove();
-        cursor = next;
-      }
     });
   }
 
