@@ -14,7 +14,7 @@ from django_htmx.http import reswap
 from django_htmx.middleware import HtmxDetails
 
 from campaigns.models import Campaign
-from play import forms
+from play.party import PartyViewForm
 from play.screens import Drawing, Touch, changes, clock_form, gm_drawing, touch_of
 from rules import actions, notify
 
@@ -106,7 +106,7 @@ def render_changes(
         parts.append(part("form-advance", render_to_string("components/clock_form.html", clock, request), "outer"))
         parts.append(part("advance-preview"))
     elif closed_slot == PARTY_VIEW and not touch.campaign:
-        control = {"campaign": campaign, "form": forms.PartyViewForm(campaign=campaign)}
+        control = {"campaign": campaign, "form": PartyViewForm(campaign=campaign)}
         parts.append(part("party-view", render_to_string("components/party_view_control.html", control, request)))
     elif closed_slot == "party" or closed_slot.isdigit():
         parts.append(part(f"slot-{closed_slot}"))

@@ -14,8 +14,8 @@ from django_htmx.http import reswap, retarget
 
 from campaigns import access
 from campaigns.models import Campaign
-from play import forms
 from play.answers import HtmxHttpRequest, answers_in_place, in_place, part, render_changes, touched_by
+from play.check_forms import CheckAnswerForm, CheckCancelForm
 from play.checks import CheckLine, open_calls, pending_lines, with_penalties
 from play.log import outcome_lines
 from play.screens import Drawing, site_of, view_of
@@ -31,7 +31,7 @@ def answer_check(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_user(request.user, campaign_id)
     audience = access.audience_of(request.user, campaign)
     checks = CalledCheck.objects.filter(campaign=campaign, character__in=access.characters_seen_by(audience))
-    form = forms.CheckAnswerForm(request.POST, checks=checks.select_related("character", "disease"))
+    form = CheckAnswerForm(request.POST, checks=checks.select_related("character", "disease"))
     where = request.POST.get("where", "page")
     where = where if where in ("page", "sheet", "table") and (where != "table" or audience.is_gm) else "page"
     if form.is_valid():
@@ -117,7 +117,7 @@ def refused_page(
 def cancel_check(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     """The GM takes back called checks still waiting."""
     campaign = access.campaign_for_gm(request.user, campaign_id)
-    form = forms.CheckCancelForm(request.POST, campaign=campaign)
+    form = CheckCancelForm(request.POST, campaign=campaign)
     if form.is_valid():
         try:
             outcome = form.perform(request.user)

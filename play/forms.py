@@ -14,15 +14,13 @@ from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.clock import parse_duration
-from campaigns.models import Campaign, PartyView
+from campaigns.models import Campaign
 from characters.models import Character
-from play.party import VIEW_WORDS
 from rules import actions, engine
 from rules.actions import Actor
-from rules.actions.checks import die_sides
 from rules.damage import Attack, Collision, Damage, Drowning, Fall, Gas
 from rules.forms import RowChoiceField, WholeNumberField, digits, refuse
-from rules.models import DAMAGE_KINDS, CalledCheck, CallStatus, CheckKind, Disease, Illness, WoundKind
+from rules.models import DAMAGE_KINDS, CheckKind, Disease, Illness, WoundKind
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -479,96 +477,3 @@ class AdvanceForm(CampaignForm):
         return actions.advance_clock(
             self.campaign, self.cleaned_data["seconds"], by=by, version=version, **self.who_rests()
         )
-
-
-# --- called checks ---------------------------------------------------------------------------------------------------
-
-
-class CheckAnswerForm(forms.Form):
-    """A called check's answer: the die rolled at the table, or "the server rolls". Only the checks this audience may
-    answer can be chosen (its own characters', or every one for the GM), and only while they wait."""
-
-    check = RowChoiceField(
-        queryset=CalledCheck.objects.none(),
-        widget=forms.HiddenInput,
-        error_messages={"invalid_choice": _("Esa tirada ya no está pendiente: ya se tiró o se anuló.")},
-    )
-    die = WholeNumberField(
-        label=_("Tu dado"),
-        required=False,
-        min_value=1,
-        max_value=engine.FALL_DIE,
-        widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "die", "autocomplete": "off"}),
-    )
-    server = forms.BooleanField(required=False)
-
-    def __init__(self, *args: Any, checks: QuerySet[CalledCheck], **kwargs: Any) -> None:
-        kwargs.setdefault("label_suffix", "")
-        super().__init__(*args, **kwargs)
-        field = self.fields["check"]
-        assert isinstance(field, RowChoiceField)
-        field.queryset = checks.filter(status=CallStatus.PENDING)
-        if self.data.get("server"):
-            del self.fields["die"]  # the button says the server rolls: a half-typed die does not count
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        check, die = data.get("check"), data.get("die")
-        if data.get("server"):
-            data["die"] = None
-        elif die is None and "die" not in self.errors:
-            self.add_error("die", _("Escribe el dado que sacaste, o deja tirar al servidor."))
-        elif check is not None and die is not None and die > (sides := die_sides(check.kind)):
-            self.add_error("die", _("Un 1d%(sides)s da de 1 a %(sides)s.") % {"sides": sides})
-        return data
-
-    def perform(self, by: Actor) -> actions.Outcome:
-        data = self.cleaned_data
-        return actions.answer_check(data["check"].campaign_id, data["check"], by=by, die=data["die"])
-
-
-class CheckCancelForm(forms.Form):
-    """The GM takes back one or several called checks still waiting."""
-
-    checks = forms.ModelMultipleChoiceField(
-        queryset=CalledCheck.objects.none(),
-        widget=forms.MultipleHiddenInput,
-        error_messages={"invalid_choice": _("Esa tirada ya no está pendiente: ya se tiró o se anuló.")},
-    )
-
-    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.campaign = campaign
-        field = self.fields["checks"]
-        assert isinstance(field, forms.ModelMultipleChoiceField)
-        field.queryset = CalledCheck.objects.filter(campaign=campaign)
-
-    def perform(self, by: Actor) -> actions.Outcome:
-        return actions.cancel_check(self.campaign, self.cleaned_data["checks"], by=by)
-
-
-# --- what the players see of one another -----------------------------------------------------------------------------
-
-
-class PartyViewForm(forms.Form):
-    """The GM's control: what every player sees of the other players' characters, for the whole campaign (a
-    character's sheet may say otherwise)."""
-
-    party_view = forms.ChoiceField(
-        label=_("Los jugadores ven de los demás"), choices=[(view, VIEW_WORDS[view]) for view in PartyView.values]
-    )
-
-    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
-        kwargs.setdefault("label_suffix", "")
-        kwargs.setdefault("auto_id", "%s")
-        kwargs["initial"] = {"party_view": campaign.party_view}
-        super().__init__(*args, **kwargs)
-        self.campaign = campaign
-
-    def perform(self, by: Actor) -> actions.Outcome:
-        campaign = self.campaign
-        view = self.cleaned_data["party_view"]
-        return actions.edit_campaign(campaign, party_view=view, by=by)  # only that: a rename meanwhile stays
-
-    def refuse(self, error: actions.ActionError) -> None:
-        refuse(self, error)

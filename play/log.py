@@ -7,13 +7,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from campaigns.clock import format_clock, format_duration
-from campaigns.models import Campaign, Event, EventKind
-from characters.models import Character
+from campaigns.models import Event, EventKind
 from play.party import view_words
 from rules import explained, mapping
 from rules.explained import check_anchor
@@ -21,8 +19,6 @@ from rules.models import Category, WoundKind
 
 logger = logging.getLogger(__name__)
 
-LOG_LENGTH = 40  # entries on the GM's table
-SHEET_LOG_LENGTH = 15  # entries on a character's sheet
 
 CHECK_NAMES = {
     "fall": (gettext_lazy("caída"), gettext_lazy("Saltar")),
@@ -456,47 +452,3 @@ def entry_for(
         logger.warning("unreadable log entry: event %s (%s)", event.pk, event.action, exc_info=True)
         title, lines = _("%(action)s (registro importado ilegible)") % {"action": event.get_action_display()}, []
     return Entry(event, format_clock(event.clock_before), title, lines)
-
-
-def entries_for(
-    events: QuerySet[Event], names: dict[int, str], only: int | None = None, unseen: frozenset[int] = frozenset()
-) -> list[Entry]:
-    """The entries of these events, in their order."""
-    return [entry_for(event, names, only, unseen) for event in events]
-
-
-def names_in(campaign: Campaign) -> dict[int, str]:
-    """Every character's name, those removed from the campaign too: the log keeps telling their story."""
-    return dict(Character.everyone.filter(campaign=campaign).values_list("pk", "name"))
-
-
-def table_log(campaign: Campaign, names: dict[int, str] | None = None, before: int | None = None) -> list[Entry]:
-    """The GM's log: a page of the campaign's events, the latest ones or those `before` an event id (`names`: every
-    character's, if already at hand). A page is all any screen renders: older pages come on demand."""
-    names = names_in(campaign) if names is None else names
-    return entries_for(older_than(campaign.events.all(), before)[:LOG_LENGTH], names)
-
-
-def sheet_log(
-    campaign: Campaign, character: Character, before: int | None = None, unseen: frozenset[int] = frozenset()
-) -> list[Entry]:
-    """A sheet's log: a page of the events about one character, only the lines about them; a healer the reader may
-    not see (`unseen`, access.kept_from) is not named."""
-    events = older_than(campaign.events.filter(characters__contains=[character.pk]), before)[:SHEET_LOG_LENGTH]
-    return entries_for(events, {character.pk: character.name}, only=character.pk, unseen=unseen)
-
-
-def older_than(events: QuerySet[Event], before: int | None) -> QuerySet[Event]:
-    return (events if before is None else events.filter(pk__lt=before)).order_by("-id")
-
-
-def log_page(entries: list[Entry], length: int, url: str) -> dict[str, Any]:
-    """A page of a log and, when it was full, the address of the one before it ("Sucesos anteriores")."""
-    older = next_page(entries, length)
-    return {"log": entries, "log_more": None if older is None else f"{url}?before={older}"}
-
-
-def next_page(entries: list[Entry], length: int) -> int | None:
-    """Where the page after these entries starts (the id to ask for events before), or None when this page was not
-    full: then there is nothing older."""
-    return entries[-1].event.pk if len(entries) == length else None

@@ -38,9 +38,10 @@ from campaigns.models import Campaign, Event, EventKind, PartyView
 from characters.models import Character
 from play.cards import Card, cards_for
 from play.checks import open_calls, pending_lines
-from play.forms import AdvanceForm, PartyViewForm
-from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, entries_for, entry_for, names_in
-from play.party import companion
+from play.forms import AdvanceForm
+from play.log import entry_for
+from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, entries_for, names_in
+from play.party import PartyViewForm, companion
 from play.timeline import timeline_for
 from rules.actions import latest_undoable
 from rules.models import CalledCheck, CallStatus
@@ -362,22 +363,15 @@ CARDS = Region(
     attrs={"class": "cards"},
     how="keyed",
 )
-CARD = Region(
-    "card",
-    "components/card.html#card_state",
-    lambda d: {},
-    lambda d: True,
-    attrs={"class": "card-state"},
-    per_card=True,
-)
-CARD_ACTIONS = Region(
-    "card-actions",
-    "components/card.html#actions",
-    lambda d: {},
-    lambda d: True,
-    attrs={"class": "card-actions"},
-    per_card=True,
-)
+
+
+def card_region(name: str, partial: str, css: str) -> Region:
+    """A region every card has (its id ends in the character's: "card-12"), drawn from the card alone."""
+    return Region(name, f"components/card.html#{partial}", lambda d: {}, always, attrs={"class": css}, per_card=True)
+
+
+CARD = card_region("card", "card_state", "card-state")
+CARD_ACTIONS = card_region("card-actions", "actions", "card-actions")
 
 SCREENS: dict[Screen, list[Region]] = {
     Screen.TABLE: [

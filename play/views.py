@@ -27,7 +27,8 @@ from play.answers import (
     answers_in_place,
     render_changes,
 )
-from play.log import LOG_LENGTH, SHEET_LOG_LENGTH, log_page, sheet_log, table_log
+from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, log_page, sheet_log, table_log
+from play.party import PartyViewForm
 from play.preview import foreseen
 from play.screens import (
     Drawing,
@@ -303,7 +304,7 @@ def exertion(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
 def party_view(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     """What the other players see of the characters, for the whole campaign: the GM's control on the table."""
     campaign = access.campaign_for_gm(request.user, campaign_id)
-    form = forms.PartyViewForm(posted(request), campaign=campaign)
+    form = PartyViewForm(posted(request), campaign=campaign)
     if request.method == "POST" and form.is_valid():
         try:
             outcome = form.perform(request.user)

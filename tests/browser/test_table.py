@@ -171,7 +171,7 @@ def test_a_failed_click_says_so_and_the_next_one_clears_it(page: Page, live_serv
 
 
 def test_older_log_entries_come_on_demand_and_take_the_keyboard(page: Page, live_server, demo):
-    from play.log import LOG_LENGTH
+    from play.log_pages import LOG_LENGTH
     from rules import actions
     from rules.damage import Attack
 

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from characters.models import Character
 from play.cards import cards_for
-from play.log import sheet_log, table_log
+from play.log_pages import sheet_log, table_log
 from rules import actions, engine
 from rules.damage import Attack, Collision, Drowning, Fall, Gas
 from rules.engine import DAY, HOUR, WEEK
@@ -255,7 +255,7 @@ def test_an_entry_that_cannot_be_read_is_named_by_its_kind(world: World, caplog)
 
 
 def test_a_long_log_shows_its_latest_page_and_older_pages_on_demand(world: World):
-    from play.log import LOG_LENGTH, SHEET_LOG_LENGTH
+    from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH
 
     for _ in range(LOG_LENGTH + 5):
         actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=1), by=world.gm_a)

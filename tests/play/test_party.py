@@ -12,7 +12,7 @@ from django.urls import reverse
 from campaigns import access
 from campaigns.models import Campaign, Event, PartyView
 from characters.models import Character
-from play.log import table_log
+from play.log_pages import table_log
 from play.screens import SCREENS, Screen
 from rules import actions
 from rules.damage import Attack, Fall, Gas

@@ -8,7 +8,7 @@ import pytest
 
 from campaigns.models import Event, Invitation, Membership
 from characters.models import Character
-from play.log import table_log
+from play.log_pages import table_log
 from rules import actions
 from rules.actions import ActionError
 from rules.damage import Attack
