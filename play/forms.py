@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from campaigns.clock import parse_duration
 from campaigns.models import Campaign
 from characters.models import Character
-from rules import actions, engine
+from rules import actions, engine, queries
 from rules.actions import Actor
 from rules.damage import Attack, Collision, Damage, Drowning, Fall, Gas
 from rules.forms import RowChoiceField, WholeNumberField, digits, refuse
@@ -468,8 +468,8 @@ class AdvanceForm(CampaignForm):
         """ "Ver antes qué pasará" ticked, and no preview applied yet: show what the advance will do, change nothing."""
         return bool(self.cleaned_data.get("preview_first")) and self.cleaned_data.get("version") is None
 
-    def preview(self) -> actions.Preview:
-        return actions.preview_advance(self.campaign, self.cleaned_data["seconds"], **self.who_rests())
+    def preview(self) -> queries.AdvancePreview:
+        return queries.preview_advance(self.campaign, self.cleaned_data["seconds"], **self.who_rests())
 
     def perform(self, by: Actor) -> actions.Outcome:
         # Applying a preview names the campaign version it was made at: if anything changed since, it is refused.

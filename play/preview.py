@@ -1,4 +1,4 @@
-"""A time skip previewed (rules.actions.preview_advance), in words for the GM: per character, PG now and after, who
+"""A time skip previewed (rules.queries.preview_advance), in words for the GM: per character, PG now and after, who
 rests, and when each wound heals, each weekly illness loss falls and death comes."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from campaigns.clock import format_clock, format_duration
-from rules import actions
+from rules import queries
 from rules.models import WoundKind
 
 
@@ -26,41 +26,41 @@ class Row:
 
 
 @dataclass(frozen=True)
-class Foreseen:
+class PreviewInWords:
     title: str
     rows: list[Row]
 
 
-def foreseen(preview: actions.Preview) -> Foreseen:
+def preview_in_words(preview: queries.AdvancePreview) -> PreviewInWords:
     end = preview.clock + preview.seconds
     title = _("Si avanzas %(duration)s (%(start)s → %(end)s)") % {
         "duration": format_duration(preview.seconds),
         "start": format_clock(preview.clock),
         "end": format_clock(end),
     }
-    return Foreseen(title, [row_of(forecast) for forecast in preview.characters])
+    return PreviewInWords(title, [row_of(character) for character in preview.characters])
 
 
-def row_of(forecast: actions.Forecast) -> Row:
-    before, seen = forecast.before, forecast.foresight
-    after = seen.after
+def row_of(character: queries.CharacterPreview) -> Row:
+    before, shown = character.before, character.preview
+    after = shown.after
     return Row(
-        forecast.character.name,
+        character.character.name,
         before.pg,
         after.pg,
         after.max_pg,
-        forecast.resting,
-        healed_lines(forecast) + recovered_lines(forecast) + loss_lines(forecast) + death_lines(forecast),
-        seen.died_at is not None,
+        character.resting,
+        healed_lines(character) + recovered_lines(character) + loss_lines(character) + death_lines(character),
+        shown.died_at is not None,
     )
 
 
-def healed_lines(forecast: actions.Forecast) -> list[str]:
+def healed_lines(character: queries.CharacterPreview) -> list[str]:
     """Each kind's wounds that heal, with the moment the last of them does."""
     labels = dict(WoundKind.choices)
     by_kind: dict[str, list[int]] = defaultdict(list)
-    for index, at in forecast.foresight.healed:
-        by_kind[forecast.before.wounds[index].kind].append(at)
+    for index, at in character.preview.healed:
+        by_kind[character.before.wounds[index].kind].append(at)
     return [
         ngettext(
             "%(kind)s: sana del todo el %(when)s",
@@ -72,13 +72,13 @@ def healed_lines(forecast: actions.Forecast) -> list[str]:
     ]
 
 
-def recovered_lines(forecast: actions.Forecast) -> list[str]:
+def recovered_lines(character: queries.CharacterPreview) -> list[str]:
     """Each kind's wounds that recover some PG without healing fully: how much, and how much is still outstanding."""
     labels = dict(WoundKind.choices)
     recovered: dict[str, int] = defaultdict(int)
     left: dict[str, int] = defaultdict(int)
-    after = forecast.foresight.after.wounds
-    for index, wound in enumerate(forecast.before.wounds):
+    after = character.preview.after.wounds
+    for index, wound in enumerate(character.before.wounds):
         if 0 < after[index].amount < wound.amount:
             recovered[wound.kind] += wound.amount - after[index].amount
             left[wound.kind] += after[index].amount
@@ -88,11 +88,11 @@ def recovered_lines(forecast: actions.Forecast) -> list[str]:
     ]
 
 
-def loss_lines(forecast: actions.Forecast) -> list[str]:
+def loss_lines(character: queries.CharacterPreview) -> list[str]:
     """Each illness's weekly losses: how many, how much, the first and the last."""
-    names = {illness.identity: illness.name for illness in forecast.before.illnesses}
+    names = {illness.identity: illness.name for illness in character.before.illnesses}
     by_illness: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    for wound in forecast.foresight.losses:
+    for wound in character.preview.losses:
         if wound.kind == "illness":
             by_illness[wound.illness_key or ""].append((wound.inflicted_at, wound.amount))
     lines = []
@@ -111,6 +111,6 @@ def loss_lines(forecast: actions.Forecast) -> list[str]:
     return lines
 
 
-def death_lines(forecast: actions.Forecast) -> list[str]:
-    died_at = forecast.foresight.died_at
+def death_lines(character: queries.CharacterPreview) -> list[str]:
+    died_at = character.preview.died_at
     return [] if died_at is None else [_("Muere el %(when)s") % {"when": format_clock(died_at)}]

@@ -43,8 +43,8 @@ from play.log import entry_for
 from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, entries_for, names_in
 from play.party import PartyViewForm, companion
 from play.timeline import timeline_for
-from rules.actions import latest_undoable
 from rules.models import CalledCheck, CallStatus
+from rules.queries import latest_undoable
 
 
 class Screen(StrEnum):

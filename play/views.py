@@ -29,7 +29,7 @@ from play.answers import (
 )
 from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, log_page, sheet_log, table_log
 from play.party import PartyViewForm
-from play.preview import foreseen
+from play.preview import preview_in_words
 from play.screens import (
     Drawing,
     View,
@@ -257,7 +257,13 @@ def render_preview(request: HtmxHttpRequest, campaign: Campaign, form: forms.Adv
         context = {"campaign": campaign, "form": form, "drawing": gm_drawing(campaign, request)}
         response = render(request, "components/clock_form.html", context, status=422)
         return reswap(retarget(response, "#form-advance"), "outerHTML")
-    context = {"campaign": campaign, "form": form, "preview": preview, "foreseen": foreseen(preview), "note": note}
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "preview": preview,
+        "in_words": preview_in_words(preview),
+        "note": note,
+    }
     response = render(request, "components/advance_preview.html", context)
     response["X-Focus"] = "advance-preview"
     return reswap(retarget(response, "#advance-preview"), "innerHTML")

@@ -464,7 +464,7 @@ def advance(health: Health, seconds: int, resting: bool = True) -> Health:
 
 
 @dataclass(frozen=True)
-class Foresight:
+class Preview:
     """What an advance will do, for the GM to read before committing it: `after` is exactly `advance`'s answer."""
 
     after: Health
@@ -473,7 +473,7 @@ class Foresight:
     died_at: int | None  # the second of a death inside the advance
 
 
-def foresee(health: Health, seconds: int, resting: bool = True) -> Foresight:
+def preview(health: Health, seconds: int, resting: bool = True) -> Preview:
     """`advance`, and when each wound heals, each weekly loss falls and death comes inside it.
 
     A wound's outstanding amount never grows inside an advance, so the second it reaches 0 is found by bisection on
@@ -493,7 +493,7 @@ def foresee(health: Health, seconds: int, resting: bool = True) -> Foresight:
             healed.append((index, health.now + high))
     healed.sort(key=lambda pair: (pair[1], pair[0]))
     died_at = after.died_at if health.died_at is None else None
-    return Foresight(after, tuple(healed), after.wounds[len(health.wounds) :], died_at)
+    return Preview(after, tuple(healed), after.wounds[len(health.wounds) :], died_at)
 
 
 def _rebased(before: Health, after: Health) -> Health:

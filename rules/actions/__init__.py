@@ -8,7 +8,7 @@ nothing. Every event can be undone (rules.actions.undo).
 """
 
 from rules.actions.campaign import create_campaign, delete_campaign, export_campaign, import_campaign, read_document
-from rules.actions.checks import Call, answer_check, call_check, cancel_check, pending_checks
+from rules.actions.checks import Call, answer_check, call_check, cancel_check
 from rules.actions.core import ActionError, Actor, Outcome
 from rules.actions.diseases import (
     DiseaseSheet,
@@ -20,14 +20,11 @@ from rules.actions.diseases import (
     save_site_disease,
 )
 from rules.actions.health import (
-    Forecast,
-    Preview,
     advance_clock,
     apply_damage,
     exertion,
     expose,
     medicate,
-    preview_advance,
     treat_illness,
     treat_wounds,
 )
@@ -43,7 +40,7 @@ from rules.actions.sheet import (
     remove_character,
     revoke_invitation,
 )
-from rules.actions.undo import latest_undoable, undo
+from rules.actions.undo import undo
 
 __all__ = [
     "SHEET_FIELDS",
@@ -51,10 +48,8 @@ __all__ = [
     "Actor",
     "Call",
     "DiseaseSheet",
-    "Forecast",
     "InvitationGone",
     "Outcome",
-    "Preview",
     "Sheet",
     "add_character",
     "add_disease",
@@ -74,10 +69,7 @@ __all__ = [
     "export_campaign",
     "expose",
     "import_campaign",
-    "latest_undoable",
     "medicate",
-    "pending_checks",
-    "preview_advance",
     "read_document",
     "remove_character",
     "restore_disease",

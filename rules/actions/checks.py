@@ -165,15 +165,6 @@ def _what_is_called(row: CalledCheck) -> dict[str, Any]:
     return {}
 
 
-def pending_checks(campaign: Campaign | int, characters: Iterable[int] | None = None) -> list[CalledCheck]:
-    """The checks still waiting for a die, oldest first, with their characters and diseases (None: everyone's)."""
-    campaign_id = campaign if isinstance(campaign, int) else campaign.pk
-    rows = CalledCheck.objects.filter(campaign_id=campaign_id, status=CallStatus.PENDING)
-    if characters is not None:
-        rows = rows.filter(character_id__in=list(characters))
-    return list(rows.select_related("character", "disease").order_by("id"))
-
-
 # --- undoing them (rules.actions.undo) -------------------------------------------------------------------------------
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from django.db import transaction
@@ -150,52 +150,6 @@ def advance_clock(
         "pg": {str(loaded.character.pk): [loaded.health.pg, new.pg] for loaded, new in results},
     }
     return finish(campaign, EventKind.ADVANCE, by, results, details, clock_after=campaign.clock + seconds)
-
-
-@dataclass(frozen=True)
-class Forecast:
-    """One character in a preview: its state now, and what the advance will do to it."""
-
-    character: Character
-    before: engine.Health
-    foresight: engine.Foresight
-    resting: bool
-
-
-@dataclass(frozen=True)
-class Preview:
-    """What `advance_clock` with the same arguments would do, at campaign `version`; nothing is written."""
-
-    seconds: int
-    clock: int
-    version: int
-    characters: list[Forecast]
-
-
-def preview_advance(
-    campaign: Campaign | int,
-    seconds: int,
-    *,
-    resting: Iterable[Character | int] | None = None,
-    not_resting: Iterable[Character | int] | None = None,
-) -> Preview:
-    """The advance's outcome for every character, by the same engine call `advance_clock` makes (engine.foresee
-    returns engine.advance's state, and when each thing happens inside it)."""
-    checked_duration(seconds)
-    with transaction.atomic():
-        campaign = lock_campaign(campaign)  # a consistent read, released before the (slower) foresight
-        everyone = load(campaign, None)
-    resting_ids = resting_set(everyone, resting, not_resting)
-    forecasts = [
-        Forecast(
-            loaded.character,
-            loaded.health,
-            engine.foresee(loaded.health, seconds, resting=loaded.character.pk in resting_ids),
-            loaded.character.pk in resting_ids,
-        )
-        for loaded in everyone
-    ]
-    return Preview(seconds, campaign.clock, campaign.version, forecasts)
 
 
 def checked_duration(seconds: int) -> None:

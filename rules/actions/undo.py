@@ -41,13 +41,6 @@ UNDOERS: dict[str, Callable[[Campaign, Event], None]] = {
 }
 
 
-def latest_undoable(campaign: Campaign) -> Event | None:
-    """The event an undo would undo now: the latest one not undone (an undo itself is never undone). Its details and
-    states, the bulk of it, are read only if asked for: the table names it from the log it already worded."""
-    events = campaign.events.filter(undone=False).exclude(action=EventKind.UNDO)
-    return events.defer("details", "before", "after").order_by("-id").first()
-
-
 @transaction.atomic
 def undo(campaign: Campaign | int, *, by: Actor, event: Event | int | None = None) -> Outcome:
     """Undo the latest event not yet undone: each character's state from before it, the clock, and what else it did.

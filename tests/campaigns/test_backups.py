@@ -18,7 +18,7 @@ from django.urls import reverse
 from campaigns import access
 from campaigns.models import Campaign, Event, Invitation, Membership
 from characters.models import Character
-from rules import actions, engine
+from rules import actions, engine, queries
 from rules.damage import Attack, Fall, Gas
 from rules.models import Disease, Illness, Wound
 from tests.helpers import (
@@ -250,7 +250,7 @@ def test_an_imported_campaign_undoes_its_whole_history_but_the_claim(db):
     campaign = long_history()
     restored = actions.import_campaign(through_json(actions.export_campaign(campaign)), campaign.gm)
     claim = restored.events.get(action="invitation_claimed")
-    while (latest := actions.latest_undoable(restored)) is not None and latest.pk != claim.pk:
+    while (latest := queries.latest_undoable(restored)) is not None and latest.pk != claim.pk:
         actions.undo(restored, by=restored.gm)
     assert log_mismatches(restored) == []
 
@@ -570,7 +570,7 @@ DAMAGED_UNDOS: dict[str, tuple[str, Callable[[Event], object]]] = {
 def test_an_undo_of_a_damaged_entry_says_so_and_writes_nothing(db, caplog, case):
     last, damage = case
     restored, _aldara = small_imported(last)
-    event = actions.latest_undoable(restored)
+    event = queries.latest_undoable(restored)
     assert event is not None
     damage(event)
     event.save(update_fields=["details", "characters", "before"])

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from campaigns.models import Event, Invitation
 from characters.models import Character
-from rules import actions
+from rules import actions, queries
 from rules.damage import Attack, Fall, Gas
 from rules.models import Disease, Illness
 from tests.helpers import (
@@ -226,7 +226,7 @@ def perform_any(world: World, step: tuple) -> None:
     elif name == "campaign":
         actions.edit_campaign(a, name=args[0], gm=getattr(world, args[1]), by=gm)
     elif name == "undo":
-        actions.undo(a, by=gm, event=actions.latest_undoable(a))
+        actions.undo(a, by=gm, event=queries.latest_undoable(a))
 
 
 def everything(world: World):
@@ -242,7 +242,7 @@ def assert_consistent(world: World, step: tuple) -> None:
 
 
 def undo_everything(world: World) -> None:
-    while (latest := actions.latest_undoable(world.campaign_a)) is not None:
+    while (latest := queries.latest_undoable(world.campaign_a)) is not None:
         actions.undo(world.campaign_a, by=world.gm_a, event=latest)
         assert_consistent(world, ("undo", latest.action))
 

@@ -6,7 +6,7 @@ import pytest
 
 from campaigns.models import Campaign, Event
 from characters.models import Character
-from rules import actions, engine
+from rules import actions, engine, queries
 from rules.actions import ActionError, Call
 from rules.damage import Attack, Fall
 from rules.models import CalledCheck, CheckKind, Disease
@@ -27,7 +27,7 @@ def test_calling_a_check_logs_it_and_waits_for_each_character(world: World):
     assert event.characters == sorted([world.char_a1.pk, world.char_a2.pk])
     assert event.details == {"check": "fall", "height_m": 10, "difficulty": 15, "skipped": [], "protected": []}
     assert (aldara.character, aldara.status, aldara.height_m, aldara.weight_kg) == (world.char_a1, "pending", 10, None)
-    assert [c.pk for c in actions.pending_checks(world.campaign_a, [world.char_a2.pk])] == [borin.pk]
+    assert [c.pk for c in queries.pending_checks(world.campaign_a, [world.char_a2.pk])] == [borin.pk]
     world.campaign_a.refresh_from_db()
     assert world.campaign_a.version == 1
     assert reload(world.char_a1).pg == 80  # nothing happens until the die is rolled

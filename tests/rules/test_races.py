@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, Event, EventKind, Invitation
 from characters.models import Character
-from rules import actions, engine
+from rules import actions, engine, queries
 from rules.damage import Attack, Gas
 from rules.models import Disease, Illness
 from tests.helpers import (
@@ -162,7 +162,7 @@ def test_a_removal_racing_damage_and_an_advance(gm, n: int):
     assert table.events(EventKind.DAMAGE) == 2 + (0 if refusals else 1)
     # And the removal can be undone whatever happened after it, once the later events are undone.
     while True:
-        latest = actions.latest_undoable(table.campaign)
+        latest = queries.latest_undoable(table.campaign)
         actions.undo(table.campaign, by=gm, event=latest)
         if latest.action == EventKind.CHARACTER_REMOVED:
             break

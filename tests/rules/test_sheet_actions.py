@@ -9,7 +9,7 @@ import pytest
 from campaigns.models import Event, Invitation, Membership
 from characters.models import Character
 from play.log_pages import table_log
-from rules import actions
+from rules import actions, queries
 from rules.actions import ActionError
 from rules.damage import Attack
 from rules.models import Disease, Illness, Wound
@@ -44,7 +44,7 @@ def refused(world: World, call) -> ActionError:
 
 
 def undo_latest(world: World) -> actions.Outcome:
-    return actions.undo(world.campaign_a, by=world.gm_a, event=actions.latest_undoable(world.campaign_a))
+    return actions.undo(world.campaign_a, by=world.gm_a, event=queries.latest_undoable(world.campaign_a))
 
 
 # --- adding ----------------------------------------------------------------------------------------------------------
@@ -427,7 +427,7 @@ def test_undo_of_an_event_that_is_no_longer_the_latest_is_refused(world: World):
 def test_an_undo_is_never_undone(world: World):
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=3), by=world.gm_a)
     undo = undo_latest(world).event
-    assert actions.latest_undoable(world.campaign_a) is None
+    assert queries.latest_undoable(world.campaign_a) is None
     error = refused(world, lambda: actions.undo(world.campaign_a, by=world.gm_a, event=undo))
     assert error.message == "No hay nada que deshacer."
     assert entry(world, undo).title == "Deshecho: Daño: Ataque físico directo"

@@ -1,0 +1,78 @@
+"""Reads that several pages share: what an advance would do (its preview), the event an undo would undo now, and the
+checks still waiting for a die. Nothing here writes; every change is in rules.actions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from campaigns.models import Campaign, Event, EventKind
+from characters.models import Character
+from rules import engine
+from rules.actions.core import load, lock_campaign
+from rules.actions.health import checked_duration, resting_set
+from rules.models import CalledCheck, CallStatus
+
+
+@dataclass(frozen=True)
+class CharacterPreview:
+    """One character in an advance's preview: its state now, and what the advance will do to it."""
+
+    character: Character
+    before: engine.Health
+    preview: engine.Preview
+    resting: bool
+
+
+@dataclass(frozen=True)
+class AdvancePreview:
+    """What `rules.actions.advance_clock` with the same arguments would do, at campaign `version`."""
+
+    seconds: int
+    clock: int
+    version: int
+    characters: list[CharacterPreview]
+
+
+def preview_advance(
+    campaign: Campaign | int,
+    seconds: int,
+    *,
+    resting: Iterable[Character | int] | None = None,
+    not_resting: Iterable[Character | int] | None = None,
+) -> AdvancePreview:
+    """The advance's outcome for every character, by the same engine call `advance_clock` makes (engine.preview
+    returns engine.advance's state, and when each thing happens inside it)."""
+    checked_duration(seconds)
+    with transaction.atomic():
+        campaign = lock_campaign(campaign)  # a consistent read, released before the (slower) preview
+        everyone = load(campaign, None)
+    resting_ids = resting_set(everyone, resting, not_resting)
+    characters = [
+        CharacterPreview(
+            loaded.character,
+            loaded.health,
+            engine.preview(loaded.health, seconds, resting=loaded.character.pk in resting_ids),
+            loaded.character.pk in resting_ids,
+        )
+        for loaded in everyone
+    ]
+    return AdvancePreview(seconds, campaign.clock, campaign.version, characters)
+
+
+def latest_undoable(campaign: Campaign) -> Event | None:
+    """The event an undo would undo now: the latest one not undone (an undo itself is never undone). Its details and
+    states, the bulk of it, are read only if asked for: the table names it from the log it already worded."""
+    events = campaign.events.filter(undone=False).exclude(action=EventKind.UNDO)
+    return events.defer("details", "before", "after").order_by("-id").first()
+
+
+def pending_checks(campaign: Campaign | int, characters: Iterable[int] | None = None) -> list[CalledCheck]:
+    """The checks still waiting for a die, oldest first, with their characters and diseases (None: everyone's)."""
+    campaign_id = campaign if isinstance(campaign, int) else campaign.pk
+    rows = CalledCheck.objects.filter(campaign_id=campaign_id, status=CallStatus.PENDING)
+    if characters is not None:
+        rows = rows.filter(character_id__in=list(characters))
+    return list(rows.select_related("character", "disease").order_by("id"))
