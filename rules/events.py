@@ -1,0 +1,463 @@
+"""What each entry of the campaign log says: one typed payload per event kind (campaigns.models.EventKind).
+
+An action builds its payload (rules.actions), `Event.details` stores it as JSON, and everything that reads an entry —
+the log's words (play.log), undo (rules.actions.undo) and the backup (rules.backup) — reads it back through
+`payload_of`, which refuses a damaged entry with `DamagedEntry` instead of letting a missing key surface later. A new
+event kind is one class here (registered in PAYLOADS), one wording function in play.log and, when it changes more than
+health, one undo function in rules.actions.
+
+A reference to a row is marked with what it refers to (`Refers`): a database id in the log, a document key ("c1") in
+a backup, an id of no row (None) for what a backup leaves out (accounts, invitation links). `mapped` turns every
+reference of a payload into the other side's, so the backup never lists them by hand.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, TypeAliasType, Union, get_args, get_origin, get_type_hints
+
+import msgspec
+
+from campaigns.models import Event, EventKind
+from rules.models import CheckKind, WoundKind
+
+__all__ = ["EventKind"]
+
+BIGINT = 2**63 - 1  # PostgreSQL's bigint: clocks, campaign seconds, ids
+TEXT_LENGTH = 10_000  # any one text: twice the longest an action writes (a character's notes)
+
+
+@dataclass(frozen=True)
+class Refers:
+    """Marks a value (or a dict's key) as a reference to a row of this kind: "character", "disease", "event",
+    "invitation" or "user"."""
+
+    what: str
+
+
+type Whole = Annotated[int, msgspec.Meta(ge=0, le=BIGINT)]
+type Signed = Annotated[int, msgspec.Meta(ge=-BIGINT, le=BIGINT)]
+type Text = Annotated[str, msgspec.Meta(max_length=TEXT_LENGTH)]
+type CharacterRef = Annotated[int | str, Refers("character")]
+type CharacterKey = Annotated[str, Refers("character")]  # a character as a JSON object's key: "12", or "c1"
+type DiseaseRef = Annotated[int | str, Refers("disease")]
+type EventRef = Annotated[int | str, Refers("event")]
+type InvitationRef = Annotated[int | None, Refers("invitation")]
+type UserRef = Annotated[int | None, Refers("user")]
+type PgPair = tuple[Signed, Signed]  # PG before and after
+type Mapper = Callable[[str, Any], Any]
+
+
+class Record(msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
+    """A part of a payload: strict (an unknown field is refused) and stored without its empty defaults."""
+
+
+class Payload(Record):
+    """What one log entry says beyond its kind, clock, characters and states (campaigns.models.Event)."""
+
+    kind_of_event: ClassVar[EventKind]
+
+
+# --- the parts --------------------------------------------------------------------------------------------------------
+
+
+class Roll(Record):
+    """One check with all its parts as the log shows it (engine.CheckResult), or `protected` and no roll."""
+
+    character: CharacterRef
+    name: Text
+    check: CheckKind
+    protected: bool = False
+    die: Signed | None = None
+    sides: Signed | None = None
+    modifier: Signed | None = None
+    penalties: list[tuple[Text, Signed]] = []
+    total: Signed | None = None
+    difficulty: Signed | None = None
+    success: bool | None = None
+
+    def __post_init__(self) -> None:
+        rolled = (self.die, self.sides, self.modifier, self.total, self.difficulty, self.success)
+        if self.protected != all(part is None for part in rolled) or (self.protected and self.penalties):
+            raise ValueError("a roll is either protected or rolled, with all its parts")
+
+
+class Answer(Record):
+    """A called check answered (rules.actions.checks): which one, who rolled, and whether the die was typed."""
+
+    # The called check's id and its call's event id, as they were where it was played (a backup keeps them as they
+    # are: they only tell the story, nothing looks them up).
+    check: Whole | None
+    called: Whole | None
+    by: Text
+    gm: bool
+    typed: bool
+
+
+class DamageDice(Record):
+    expression: Text
+    detail: Text
+    total: Signed
+
+
+# --- health -----------------------------------------------------------------------------------------------------------
+
+
+class Damage(Payload):
+    kind_of_event = EventKind.DAMAGE
+    kind: WoundKind
+    damage: dict[CharacterKey, Whole]
+    pg: dict[CharacterKey, PgPair] = {}
+    rolls: list[Roll] = []
+    skipped: list[CharacterRef] = []
+    speed_kmh: Whole | None = None
+    height_m: Whole | None = None
+    difficulty: Whole | None = None
+    turns: Whole | None = None
+    weight_kg: Whole | None = None
+    dice: DamageDice | None = None
+    call: Answer | None = None
+
+    def __post_init__(self) -> None:
+        if (self.height_m is None) != (self.difficulty is None):
+            raise ValueError("a fall's entry gives its height and its difficulty")
+        if self.pg and not set(self.damage) <= set(self.pg):
+            raise ValueError("the PG of each character damaged")
+
+
+class Advance(Payload):
+    kind_of_event = EventKind.ADVANCE
+    seconds: Whole
+    resting: list[CharacterRef] = []
+    pg: dict[CharacterKey, PgPair] = {}
+
+
+class Expose(Payload):
+    kind_of_event = EventKind.EXPOSE
+    disease: Text  # its name, as the log shows it
+    category: Text = ""
+    rolls: list[Roll] = []
+    fell_ill: list[CharacterRef] = []
+    skipped: list[CharacterRef] = []
+    call: Answer | None = None
+
+
+class TreatWounds(Payload):
+    kind_of_event = EventKind.TREAT_WOUNDS
+    healer: CharacterRef
+    healer_name: Text
+
+
+class TreatIllness(Payload):
+    kind_of_event = EventKind.TREAT_ILLNESS
+    healer: CharacterRef
+    healer_name: Text
+    disease: Text
+    cured: bool = False
+
+
+class Medicate(Payload):
+    kind_of_event = EventKind.MEDICATE
+    disease: Text
+    cured: bool = False
+
+
+class Exertion(Payload):
+    kind_of_event = EventKind.EXERTION
+    rolls: list[Roll]
+    damage: dict[CharacterKey, Whole]
+    pg: dict[CharacterKey, PgPair] = {}
+    call: Answer | None = None
+
+
+# --- undo -------------------------------------------------------------------------------------------------------------
+
+
+class Undone(Record):
+    """The undone event's own payload and characters, so that the undo's entry can name what it undid."""
+
+    details: dict[str, Any]
+    characters: list[CharacterRef] = []
+
+
+class Undo(Payload):
+    kind_of_event = EventKind.UNDO
+    event: EventRef
+    action: EventKind
+    undone: Undone
+
+    def __post_init__(self) -> None:
+        if self.action == EventKind.UNDO:
+            raise ValueError("an undo is never undone")
+        try:
+            decode(self.action, self.undone.details)  # the undone payload is checked as its own kind
+        except DamagedEntry as error:
+            raise ValueError(f"undone.{error.where}: {error.problem}") from error
+
+    def undone_payload(self) -> Payload:
+        return decode(self.action, self.undone.details)
+
+
+# --- the sheet, invitations, the campaign -----------------------------------------------------------------------------
+
+
+class SheetChanges(Record):
+    """A character's sheet fields that an edit changed, each as [before, after] (rules.actions.sheet.Sheet)."""
+
+    name: tuple[Text, Text] | None = None
+    constitution: tuple[Signed, Signed] | None = None
+    jump: tuple[Signed, Signed] | None = None
+    heal_wounds: tuple[Signed, Signed] | None = None
+    weight_kg: tuple[Signed, Signed] | None = None
+    notes: tuple[Text, Text] | None = None
+    player_id: tuple[UserRef, UserRef] | None = None
+    party_view: tuple[Text, Text] | None = None
+
+
+class CharacterAdded(Payload):
+    kind_of_event = EventKind.CHARACTER_ADDED
+    name: Text
+    player: Text = ""
+
+
+class CharacterEdited(Payload):
+    kind_of_event = EventKind.CHARACTER_EDITED
+    name: Text
+    changes: SheetChanges
+    revoked: list[InvitationRef] = []
+    players: tuple[Text, Text] | None = None  # the players' names, when the player changed
+
+
+class CharacterRemoved(Payload):
+    kind_of_event = EventKind.CHARACTER_REMOVED
+    name: Text
+    revoked: list[InvitationRef] = []
+
+
+class InvitationCreated(Payload):
+    kind_of_event = EventKind.INVITATION_CREATED
+    name: Text
+    invitation: InvitationRef
+
+
+class InvitationRevoked(Payload):
+    kind_of_event = EventKind.INVITATION_REVOKED
+    name: Text
+    invitation: InvitationRef
+
+
+class InvitationClaimed(Payload):
+    kind_of_event = EventKind.INVITATION_CLAIMED
+    name: Text
+    player: Text
+    invitation: InvitationRef
+    joined: bool = False
+
+
+class CampaignChanges(Record):
+    name: tuple[Text, Text] | None = None
+    gm_id: tuple[UserRef, UserRef] | None = None
+    party_view: tuple[Text, Text] | None = None
+
+
+class CampaignEdited(Payload):
+    kind_of_event = EventKind.CAMPAIGN_EDITED
+    changes: CampaignChanges
+    gms: tuple[Text, Text] | None = None  # the GMs' names, when the GM changed
+
+
+# --- diseases ---------------------------------------------------------------------------------------------------------
+
+
+class DiseaseChanges(Record):
+    """A campaign disease's fields that an edit changed, each as [before, after] (rules.actions.diseases)."""
+
+    name: tuple[Text, Text] | None = None
+    category: tuple[Text, Text] | None = None
+    penalty: tuple[Signed, Signed] | None = None
+    pg_per_week: tuple[Signed | None, Signed | None] | None = None
+
+
+class DiseaseAdded(Payload):
+    kind_of_event = EventKind.DISEASE_ADDED
+    disease: DiseaseRef
+    name: Text
+
+
+class DiseaseEdited(Payload):
+    kind_of_event = EventKind.DISEASE_EDITED
+    disease: DiseaseRef
+    name: Text
+    changes: DiseaseChanges
+
+
+class DiseaseRetired(Payload):
+    kind_of_event = EventKind.DISEASE_RETIRED
+    disease: DiseaseRef
+    name: Text
+
+
+class DiseaseRestored(Payload):
+    kind_of_event = EventKind.DISEASE_RESTORED
+    disease: DiseaseRef
+    name: Text
+
+
+# --- called checks ----------------------------------------------------------------------------------------------------
+
+
+class CheckCalled(Payload):
+    kind_of_event = EventKind.CHECK_CALLED
+    check: CheckKind
+    skipped: list[CharacterRef] = []
+    protected: list[CharacterRef] = []
+    height_m: Whole | None = None
+    difficulty: Whole | None = None
+    weight_kg: Whole | None = None
+    disease: Text | None = None  # a resistance check's disease, by name
+
+
+class CheckCancelled(Payload):
+    kind_of_event = EventKind.CHECK_CANCELLED
+    check: CheckKind
+    checks: list[Whole] = []  # the called checks' ids where it was played (a backup keeps them as they are)
+    height_m: Whole | None = None
+    difficulty: Whole | None = None
+    disease: Text | None = None
+
+
+# --- reading and writing ----------------------------------------------------------------------------------------------
+
+PAYLOADS: dict[EventKind, type[Payload]] = {
+    payload.kind_of_event: payload
+    for payload in (
+        Damage,
+        Advance,
+        Expose,
+        TreatWounds,
+        TreatIllness,
+        Medicate,
+        Exertion,
+        Undo,
+        CharacterAdded,
+        CharacterEdited,
+        CharacterRemoved,
+        InvitationCreated,
+        InvitationRevoked,
+        InvitationClaimed,
+        CampaignEdited,
+        DiseaseAdded,
+        DiseaseEdited,
+        DiseaseRetired,
+        DiseaseRestored,
+        CheckCalled,
+        CheckCancelled,
+    )
+}
+assert set(PAYLOADS) == set(EventKind), "every event kind has its payload"
+
+
+class DamagedEntry(ValueError):
+    """A stored or imported log entry that no action could have written: `where` says which part, `problem` why."""
+
+    def __init__(self, where: str, problem: str) -> None:
+        super().__init__(f"{where}: {problem}")
+        self.where = where
+        self.problem = problem
+
+
+def decode(kind: str, details: Any) -> Payload:
+    """The payload of an entry of this kind, checked field by field."""
+    try:
+        payload_type = PAYLOADS[EventKind(kind)]
+    except ValueError as error:
+        raise DamagedEntry("action", f"not an event kind: {kind!r}") from error
+    try:
+        return msgspec.convert(details, payload_type)
+    except msgspec.ValidationError as error:
+        problem, at, where = str(error).rpartition(" - at `")
+        if not at:
+            problem, where = str(error), "$"
+        raise DamagedEntry(where.rstrip("`").replace("$", "details", 1), problem) from error
+
+
+def payload_of(event: Event) -> Payload:
+    """What a log entry says, read back; a damaged entry raises DamagedEntry."""
+    return decode(event.action, event.details)
+
+
+def stored(payload: Payload) -> dict[str, Any]:
+    """A payload as `Event.details` keeps it: plain JSON values, its empty defaults left out."""
+    details: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(payload))
+    return details
+
+
+def changed(changes: SheetChanges | DiseaseChanges | CampaignChanges) -> dict[str, tuple[Any, Any]]:
+    """The fields an edit changed, each with its value before and after."""
+    return {name: pair for name, pair in msgspec.structs.asdict(changes).items() if pair is not None}
+
+
+# --- references -------------------------------------------------------------------------------------------------------
+
+
+def mapped[R: Record](record: R, m: Mapper) -> R:
+    """The same record with each reference `m(what, value)`: ids into a document's keys, or keys into new ids."""
+    hints = get_type_hints(type(record), include_extras=True)
+    new = {name: _mapped_value(getattr(record, name), hints[name], m) for name in record.__struct_fields__}
+    if isinstance(record, Undo):
+        undone = mapped(record.undone_payload(), m)
+        new["undone"] = msgspec.structs.replace(new["undone"], details=stored(undone))
+    return msgspec.structs.replace(record, **new)
+
+
+def _mapped_value(value: Any, hint: Any, m: Mapper) -> Any:
+    hint, what = _unwrapped(hint)
+    if value is None:
+        return None
+    if what is not None:
+        return m(what, value)
+    if isinstance(value, Record):
+        return mapped(value, m)
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is list:
+        return [_mapped_value(item, args[0], m) for item in value]
+    if origin is tuple:
+        return tuple(_mapped_value(item, arg, m) for item, arg in zip(value, args, strict=True))
+    if origin is dict:
+        _key, key_what = _unwrapped(args[0])
+        return {
+            (key if key_what is None else str(m(key_what, key))): _mapped_value(item, args[1], m)
+            for key, item in value.items()
+        }
+    if origin in (Union, types.UnionType):
+        members = [arg for arg in args if arg is not type(None)]
+        if len(members) == 1:
+            return _mapped_value(value, members[0], m)
+    return value
+
+
+def _unwrapped(hint: Any) -> tuple[Any, str | None]:
+    """A type hint without its aliases and annotations, and what it refers to, if it is a reference."""
+    what = None
+    while True:
+        if isinstance(hint, TypeAliasType):
+            hint = hint.__value__
+        elif get_origin(hint) is Annotated:
+            what = next((meta.what for meta in hint.__metadata__ if isinstance(meta, Refers)), what)
+            hint = hint.__origin__
+        else:
+            return hint, what
+
+
+def references(record: Record) -> list[tuple[str, Any]]:
+    """Every reference a record carries, as (what, value)."""
+    found: list[tuple[str, Any]] = []
+
+    def seen(what: str, value: Any) -> Any:
+        found.append((what, value))
+        return value
+
+    mapped(record, seen)
+    return found
