@@ -5,26 +5,43 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from campaigns.clock import format_clock, format_duration
-from campaigns.models import Event, EventKind
+from campaigns.models import Event
 from play.party import view_words
-from rules import explained, mapping
+from rules import events, explained, mapping
 from rules.explained import check_anchor
-from rules.models import Category, WoundKind
+from rules.models import Category
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 logger = logging.getLogger(__name__)
 
 
-CHECK_NAMES = {
+CHECK_NAMES: dict[str, tuple[StrOrPromise, StrOrPromise]] = {
     "fall": (gettext_lazy("caída"), gettext_lazy("Saltar")),
     "resistance": (gettext_lazy("resistencia"), gettext_lazy("CON")),
     "exertion": (gettext_lazy("esfuerzo"), gettext_lazy("CON")),
 }
+
+
+type Wording = Callable[[Story, Any], tuple[str, list[str]]]
+
+# One wording function per payload type (rules.events): the entry's title and its lines.
+WORDING: dict[type[events.Payload], Wording] = {}
+
+
+def words[W: Wording](payload_type: type[events.Payload]) -> Callable[[W], W]:
+    def register(wording: W) -> W:
+        WORDING[payload_type] = wording
+        return wording
+
+    return register
 
 
 @dataclass
@@ -40,13 +57,10 @@ class Story:
     """What an entry is written from: the event, the characters' names, and whose lines to keep (None: everyone's)."""
 
     event: Event
+    payload: events.Payload
     names: dict[int, str]
     only: int | None
     unseen: frozenset[int] = frozenset()  # characters the reader may not see named (access.kept_from)
-
-    @property
-    def details(self) -> dict[str, Any]:
-        return self.event.details
 
     def name(self, pk: int | str) -> str:
         return self.names.get(int(pk), f"#{pk}")
@@ -57,31 +71,26 @@ class Story:
     def patient(self) -> str:
         return self.name(self.event.characters[0])
 
-    def healer(self) -> str:
+    def healer(self, payload: events.TreatWounds | events.TreatIllness) -> str:
         """Who treated: by name, unless the reader may not see that character (a secret NPC): then "Alguien"."""
-        if int(self.details.get("healer", 0)) in self.unseen:
+        if int(payload.healer) in self.unseen:
             return _("Alguien")
-        return self.details["healer_name"]
+        return payload.healer_name
 
-    def rolls(self, everyone: bool = False) -> list[str]:
-        return [roll_line(roll) for roll in self.details.get("rolls", []) if everyone or self.mine(roll["character"])]
+    def rolls(self, rolls: list[events.Roll], everyone: bool = False) -> list[str]:
+        return [roll_line(roll) for roll in rolls if everyone or self.mine(roll.character)]
 
-    def skipped(self) -> list[str]:
+    def skipped(self, skipped: list[events.CharacterRef]) -> list[str]:
         """The dead members of a group, who make no check (RULES.md section 7.8)."""
-        return [
-            _("%(name)s ha muerto: sin tirada") % {"name": self.name(pk)}
-            for pk in self.details.get("skipped", [])
-            if self.mine(pk)
-        ]
+        return [_("%(name)s ha muerto: sin tirada") % {"name": self.name(pk)} for pk in skipped if self.mine(pk)]
 
-    def answered(self) -> list[str]:
+    def answered(self, call: events.Answer | None) -> list[str]:
         """Who rolled a check the GM called (rules.actions.checks): the player on their phone, or the GM for them."""
-        call = self.details.get("call")
-        if not call or not call.get("by"):
+        if call is None or not call.by:
             return []
-        if call.get("typed"):
-            return [_("Tirada pedida: %(who)s anota el dado") % {"who": call["by"]}]
-        return [_("Tirada pedida: %(who)s deja tirar al servidor") % {"who": call["by"]}]
+        if call.typed:
+            return [_("Tirada pedida: %(who)s anota el dado") % {"who": call.by}]
+        return [_("Tirada pedida: %(who)s deja tirar al servidor") % {"who": call.by}]
 
     def for_whom(self) -> list[str]:
         names = [self.name(pk) for pk in self.event.characters if self.mine(pk)]
@@ -121,81 +130,81 @@ def penalty_terms(parts: Iterable[tuple[str, int] | list[Any]]) -> list[str]:
     return [f"− {-value} ({penalty_label(label)})" for label, value in parts if value]
 
 
-def roll_line(roll: dict[str, Any]) -> Explained:
-    anchor = "illness-protection" if roll.get("protected") else check_anchor(roll["check"])
+def roll_line(roll: events.Roll) -> Explained:
+    anchor = "illness-protection" if roll.protected else check_anchor(roll.check)
     return explained_line(roll_text(roll), anchor)
 
 
-def roll_text(roll: dict[str, Any]) -> str:
-    check, base = CHECK_NAMES.get(roll["check"], (roll["check"], ""))
-    if roll.get("protected"):
-        return _("%(name)s — %(check)s: protegido hoy, sin tirada") % {"name": roll["name"], "check": check}
-    parts = [f"1d{roll['sides']} ({roll['die']})", f"+ {base} {roll['modifier']}"]
-    parts += penalty_terms(roll["penalties"])
-    result = _("éxito") if roll["success"] else _("fallo")
+def roll_text(roll: events.Roll) -> str:
+    check, base = CHECK_NAMES[roll.check]
+    if roll.protected:
+        return _("%(name)s — %(check)s: protegido hoy, sin tirada") % {"name": roll.name, "check": check}
+    parts = [f"1d{roll.sides} ({roll.die})", f"+ {base} {roll.modifier}"]
+    parts += penalty_terms(roll.penalties)
+    result = _("éxito") if roll.success else _("fallo")
     return _("%(name)s — %(check)s: %(parts)s = %(total)s contra %(difficulty)s: %(result)s") % {
-        "name": roll["name"],
+        "name": roll.name,
         "check": check,
         "parts": " ".join(parts),
-        "total": roll["total"],
-        "difficulty": roll["difficulty"],
+        "total": roll.total,
+        "difficulty": roll.difficulty,
         "result": result,
     }
 
 
-def cured_line(story: Story) -> list[str]:
-    return [_("Curada.")] if story.details.get("cured") else []
+def cured_line(payload: events.TreatIllness | events.Medicate) -> list[str]:
+    return [_("Curada.")] if payload.cured else []
 
 
-def damage_inputs(details: dict[str, Any]) -> str:
+def damage_inputs(payload: events.Damage) -> str:
     """What the GM gave for the damage: speed and weight, height and difficulty, or turns."""
-    weight = _("%(kg)s kg") % {"kg": details["weight_kg"]} if "weight_kg" in details else _("el peso de cada hoja")
-    if "speed_kmh" in details:
-        return _("A %(speed)s km/h, con %(weight)s") % {"speed": details["speed_kmh"], "weight": weight}
-    if "height_m" in details:
+    kg = payload.weight_kg
+    weight = _("el peso de cada hoja") if kg is None else _("%(kg)s kg") % {"kg": kg}
+    if payload.speed_kmh is not None:
+        return _("A %(speed)s km/h, con %(weight)s") % {"speed": payload.speed_kmh, "weight": weight}
+    if payload.height_m is not None:
         return _("Desde %(height)s m, con %(weight)s; dificultad %(difficulty)s") % {
-            "height": details["height_m"],
+            "height": payload.height_m,
             "weight": weight,
-            "difficulty": details["difficulty"],
+            "difficulty": payload.difficulty,
         }
-    if "turns" in details:
-        turns = details["turns"]
+    if payload.turns is not None:
+        turns = payload.turns
         return ngettext("%(count)s turno", "%(count)s turnos", turns) % {"count": turns}
     return ""
 
 
-def pg_lines(story: Story) -> list[str]:
+def pg_lines(story: Story, pg: dict[str, tuple[int, int]]) -> list[str]:
     """Each character's PG before and after: "Aldara: 80 → 73 PG"."""
     return [
         _("%(name)s: %(before)s → %(after)s PG") % {"name": story.name(pk), "before": before, "after": after}
-        for pk, (before, after) in story.details.get("pg", {}).items()
+        for pk, (before, after) in pg.items()
         if story.mine(pk) and before != after
     ]
 
 
-def damage(story: Story) -> tuple[str, list[str]]:
-    details = story.details
-    kind = details.get("kind", "")
-    title = _("Daño: %(kind)s") % {"kind": WoundKind(kind).label if kind in WoundKind.values else kind}
-    lines = [text] if (text := damage_inputs(details)) else []
-    if "dice" in details:
-        lines.append(_("Tirada de daño: %(detail)s") % {"detail": details["dice"]["detail"]})
-    lines += story.rolls() + story.answered() + story.skipped()
-    lines += losses(story)
+@words(events.Damage)
+def damage(story: Story, payload: events.Damage) -> tuple[str, list[str]]:
+    title = _("Daño: %(kind)s") % {"kind": payload.kind.label}
+    lines = [text] if (text := damage_inputs(payload)) else []
+    if payload.dice is not None:
+        lines.append(_("Tirada de daño: %(detail)s") % {"detail": payload.dice.detail})
+    lines += story.rolls(payload.rolls) + story.answered(payload.call) + story.skipped(payload.skipped)
+    lines += losses(story, payload)
     return title, lines + story.deaths()
 
 
-def losses(story: Story) -> list[str]:
+def losses(story: Story, payload: events.Damage | events.Exertion) -> list[str]:
     """Each character's loss with its PG before and after: "Aldara pierde 7 PG (80 → 73)"."""
     lines = []
-    for pk, lost in story.details.get("damage", {}).items():
+    for pk, lost in payload.damage.items():
         if not story.mine(pk):
             continue
         name = story.name(pk)
-        if "pg" not in story.details:  # an event logged before PG before and after were kept
+        if not payload.pg:  # an event logged before PG before and after were kept
             lines.append(_("%(name)s pierde %(pg)s PG") % {"name": name, "pg": lost})
             continue
-        before, after = story.details["pg"][pk]
+        before, after = payload.pg[pk]
         if before == 0:
             lines.append(
                 _("%(name)s ya había muerto: la herida (%(pg)s PG) queda anotada") % {"name": name, "pg": lost}
@@ -206,59 +215,63 @@ def losses(story: Story) -> list[str]:
     return lines
 
 
-def advance(story: Story) -> tuple[str, list[str]]:
-    title = _("Pasa el tiempo: %(duration)s") % {"duration": format_duration(story.details["seconds"])}
-    return title, pg_lines(story) + story.deaths()
+@words(events.Advance)
+def advance(story: Story, payload: events.Advance) -> tuple[str, list[str]]:
+    title = _("Pasa el tiempo: %(duration)s") % {"duration": format_duration(payload.seconds)}
+    return title, pg_lines(story, payload.pg) + story.deaths()
 
 
-def expose(story: Story) -> tuple[str, list[str]]:
-    title = _("Exposición a %(disease)s") % {"disease": story.details["disease"]}
-    lines = story.rolls() + story.answered() + story.skipped()
-    lines += [
-        _("%(name)s enferma") % {"name": story.name(pk)} for pk in story.details.get("fell_ill", []) if story.mine(pk)
-    ]
+@words(events.Expose)
+def expose(story: Story, payload: events.Expose) -> tuple[str, list[str]]:
+    title = _("Exposición a %(disease)s") % {"disease": payload.disease}
+    lines = story.rolls(payload.rolls) + story.answered(payload.call) + story.skipped(payload.skipped)
+    lines += [_("%(name)s enferma") % {"name": story.name(pk)} for pk in payload.fell_ill if story.mine(pk)]
     return title, lines
 
 
-def treat_wounds(story: Story) -> tuple[str, list[str]]:
+@words(events.TreatWounds)
+def treat_wounds(story: Story, payload: events.TreatWounds) -> tuple[str, list[str]]:
     title = _("%(healer)s trata las heridas de %(patient)s") % {
-        "healer": story.healer(),
+        "healer": story.healer(payload),
         "patient": story.patient(),
     }
     return title, []
 
 
-def treat_illness(story: Story) -> tuple[str, list[str]]:
+@words(events.TreatIllness)
+def treat_illness(story: Story, payload: events.TreatIllness) -> tuple[str, list[str]]:
     title = _("%(healer)s trata %(disease)s de %(patient)s") % {
-        "healer": story.healer(),
-        "disease": story.details["disease"],
+        "healer": story.healer(payload),
+        "disease": payload.disease,
         "patient": story.patient(),
     }
-    return title, cured_line(story)
+    return title, cured_line(payload)
 
 
-def medicate(story: Story) -> tuple[str, list[str]]:
+@words(events.Medicate)
+def medicate(story: Story, payload: events.Medicate) -> tuple[str, list[str]]:
     title = _("%(patient)s toma medicamentos para %(disease)s") % {
         "patient": story.patient(),
-        "disease": story.details["disease"],
+        "disease": payload.disease,
     }
-    return title, cured_line(story)
+    return title, cured_line(payload)
 
 
-def exertion(story: Story) -> tuple[str, list[str]]:
+@words(events.Exertion)
+def exertion(story: Story, payload: events.Exertion) -> tuple[str, list[str]]:
     title = _("Esfuerzo de %(name)s") % {"name": story.patient()}
-    lines = story.rolls(everyone=True) + story.answered()
-    lost = sum(story.details.get("damage", {}).values())
-    return title, lines + (losses(story) if lost else []) + story.deaths()
+    lines = story.rolls(payload.rolls, everyone=True) + story.answered(payload.call)
+    lost = sum(payload.damage.values())
+    return title, lines + (losses(story, payload) if lost else []) + story.deaths()
 
 
-def undo(story: Story) -> tuple[str, list[str]]:
+@words(events.Undo)
+def undo(story: Story, payload: events.Undo) -> tuple[str, list[str]]:
     # What was undone travels in the undo's details, so the entry can name it ("Deshecho: Exposición a Peste").
-    undone = story.details.get("undone", {})
     event = Event(
-        action=story.details["action"],
-        details=undone.get("details", {}),
-        characters=undone.get("characters", []),
+        action=payload.action,
+        details=payload.undone.details,
+        characters=payload.undone.characters,
         clock_before=story.event.clock_before,
     )
     what = entry_for(event, story.names, story.only, story.unseen).title
@@ -281,10 +294,11 @@ SHEET_LABELS = {
 }
 
 
-def changes_lines(story: Story, people: dict[str, list[str]], leave_out: tuple[str, ...] = ()) -> list[str]:
+def changes_lines(
+    changes: dict[str, tuple[Any, Any]], people: dict[str, tuple[str, str]], leave_out: tuple[str, ...] = ()
+) -> list[str]:
     """One line per changed field: "CON: 8 → 7"; people by name, notes without their text."""
     lines = []
-    changes: dict[str, list[Any]] = story.details.get("changes", {})
     order = list(SHEET_LABELS)
     for field in sorted(changes, key=lambda name: order.index(name) if name in order else len(order)):
         if field in leave_out:
@@ -310,16 +324,18 @@ def in_words(field: str, value: Any) -> str:
     return str(value)
 
 
-def character_added(story: Story) -> tuple[str, list[str]]:
-    title = _("Nuevo personaje: %(name)s") % {"name": story.details["name"]}
-    player = story.details.get("player")
-    return title, [_("Lo juega %(player)s") % {"player": player}] if player else []
+@words(events.CharacterAdded)
+def character_added(story: Story, payload: events.CharacterAdded) -> tuple[str, list[str]]:
+    title = _("Nuevo personaje: %(name)s") % {"name": payload.name}
+    return title, [_("Lo juega %(player)s") % {"player": payload.player}] if payload.player else []
 
 
-def character_edited(story: Story) -> tuple[str, list[str]]:
-    title = _("Hoja de %(name)s editada") % {"name": story.details["name"]}
-    players = {"player_id": story.details["players"]} if "players" in story.details else {}
-    return title, changes_lines(story, players) + pg_lines_of_edit(story) + story.deaths()
+@words(events.CharacterEdited)
+def character_edited(story: Story, payload: events.CharacterEdited) -> tuple[str, list[str]]:
+    title = _("Hoja de %(name)s editada") % {"name": payload.name}
+    players = {"player_id": payload.players} if payload.players is not None else {}
+    changes = changes_lines(events.changed(payload.changes), players)
+    return title, changes + pg_lines_of_edit(story) + story.deaths()
 
 
 def pg_lines_of_edit(story: Story) -> list[str]:
@@ -337,118 +353,114 @@ def pg_lines_of_edit(story: Story) -> list[str]:
     return lines
 
 
-def character_removed(story: Story) -> tuple[str, list[str]]:
-    return _("%(name)s sale de la campaña") % {"name": story.details["name"]}, []
+@words(events.CharacterRemoved)
+def character_removed(story: Story, payload: events.CharacterRemoved) -> tuple[str, list[str]]:
+    return _("%(name)s sale de la campaña") % {"name": payload.name}, []
 
 
-def invitation_created(story: Story) -> tuple[str, list[str]]:
-    return _("Enlace de invitación para %(name)s") % {"name": story.details["name"]}, []
+@words(events.InvitationCreated)
+def invitation_created(story: Story, payload: events.InvitationCreated) -> tuple[str, list[str]]:
+    return _("Enlace de invitación para %(name)s") % {"name": payload.name}, []
 
 
-def invitation_revoked(story: Story) -> tuple[str, list[str]]:
-    return _("Enlace de invitación de %(name)s anulado") % {"name": story.details["name"]}, []
+@words(events.InvitationRevoked)
+def invitation_revoked(story: Story, payload: events.InvitationRevoked) -> tuple[str, list[str]]:
+    return _("Enlace de invitación de %(name)s anulado") % {"name": payload.name}, []
 
 
-def invitation_claimed(story: Story) -> tuple[str, list[str]]:
-    return _("%(player)s juega con %(name)s") % {"player": story.details["player"], "name": story.details["name"]}, []
+@words(events.InvitationClaimed)
+def invitation_claimed(story: Story, payload: events.InvitationClaimed) -> tuple[str, list[str]]:
+    return _("%(player)s juega con %(name)s") % {"player": payload.player, "name": payload.name}, []
 
 
-def disease_added(story: Story) -> tuple[str, list[str]]:
-    return _("Nueva enfermedad: %(name)s") % {"name": story.details["name"]}, []
+@words(events.DiseaseAdded)
+def disease_added(story: Story, payload: events.DiseaseAdded) -> tuple[str, list[str]]:
+    return _("Nueva enfermedad: %(name)s") % {"name": payload.name}, []
 
 
-def disease_edited(story: Story) -> tuple[str, list[str]]:
-    return _("Enfermedad %(name)s editada") % {"name": story.details["name"]}, changes_lines(story, {})
+@words(events.DiseaseEdited)
+def disease_edited(story: Story, payload: events.DiseaseEdited) -> tuple[str, list[str]]:
+    return _("Enfermedad %(name)s editada") % {"name": payload.name}, changes_lines(events.changed(payload.changes), {})
 
 
-def disease_retired(story: Story) -> tuple[str, list[str]]:
-    return _("Enfermedad %(name)s retirada") % {"name": story.details["name"]}, []
+@words(events.DiseaseRetired)
+def disease_retired(story: Story, payload: events.DiseaseRetired) -> tuple[str, list[str]]:
+    return _("Enfermedad %(name)s retirada") % {"name": payload.name}, []
 
 
-def disease_restored(story: Story) -> tuple[str, list[str]]:
-    return _("Enfermedad %(name)s disponible de nuevo") % {"name": story.details["name"]}, []
+@words(events.DiseaseRestored)
+def disease_restored(story: Story, payload: events.DiseaseRestored) -> tuple[str, list[str]]:
+    return _("Enfermedad %(name)s disponible de nuevo") % {"name": payload.name}, []
 
 
-def campaign_edited(story: Story) -> tuple[str, list[str]]:
-    gms = {"gm_id": story.details["gms"]} if "gms" in story.details else {}
-    changes = story.details.get("changes", {})
-    lines = changes_lines(story, gms, leave_out=("party_view",))
-    if "party_view" in changes:
-        lines.append(_("Los jugadores ven de los demás: %(what)s") % {"what": view_words(changes["party_view"][1])})
+@words(events.CampaignEdited)
+def campaign_edited(story: Story, payload: events.CampaignEdited) -> tuple[str, list[str]]:
+    gms = {"gm_id": payload.gms} if payload.gms is not None else {}
+    lines = changes_lines(events.changed(payload.changes), gms, leave_out=("party_view",))
+    if payload.changes.party_view is not None:
+        what = view_words(payload.changes.party_view[1])
+        lines.append(_("Los jugadores ven de los demás: %(what)s") % {"what": what})
     return _("Campaña editada"), lines
 
 
-def check_called(story: Story) -> tuple[str, list[str]]:
-    details = story.details
-    title = _("Tirada pedida: %(check)s") % {"check": called_check(details)}
+@words(events.CheckCalled)
+def check_called(story: Story, payload: events.CheckCalled) -> tuple[str, list[str]]:
+    title = _("Tirada pedida: %(check)s") % {"check": called_check(payload)}
     protected = [
         _("%(name)s está protegido hoy: sin tirada") % {"name": story.name(pk)}
-        for pk in details.get("protected", [])
+        for pk in payload.protected
         if story.mine(pk)
     ]
-    return title, story.for_whom() + story.skipped() + protected
+    return title, story.for_whom() + story.skipped(payload.skipped) + protected
 
 
-def called_check(details: dict[str, Any]) -> str:
+def called_check(payload: events.CheckCalled | events.CheckCancelled) -> str:
     """The check a call asks for, in words: "caída de 6 m (dificultad 12)", "resistencia a Peste", "esfuerzo"."""
-    check = str(CHECK_NAMES.get(details["check"], (details["check"], ""))[0])
-    if "height_m" in details:
+    check = str(CHECK_NAMES[payload.check][0])
+    if payload.height_m is not None:
         return _("%(check)s de %(height)s m (dificultad %(difficulty)s)") % {
             "check": check,
-            "height": details["height_m"],
-            "difficulty": details["difficulty"],
+            "height": payload.height_m,
+            "difficulty": payload.difficulty,
         }
-    if "disease" in details:
-        return _("%(check)s a %(disease)s") % {"check": check, "disease": details["disease"]}
+    if payload.disease is not None:
+        return _("%(check)s a %(disease)s") % {"check": check, "disease": payload.disease}
     return check
 
 
-def check_cancelled(story: Story) -> tuple[str, list[str]]:
-    return _("Tirada anulada: %(check)s") % {"check": called_check(story.details)}, story.for_whom()
+@words(events.CheckCancelled)
+def check_cancelled(story: Story, payload: events.CheckCancelled) -> tuple[str, list[str]]:
+    return _("Tirada anulada: %(check)s") % {"check": called_check(payload)}, story.for_whom()
 
 
-WORDING: dict[str, Callable[[Story], tuple[str, list[str]]]] = {
-    EventKind.DAMAGE: damage,
-    EventKind.ADVANCE: advance,
-    EventKind.EXPOSE: expose,
-    EventKind.TREAT_WOUNDS: treat_wounds,
-    EventKind.TREAT_ILLNESS: treat_illness,
-    EventKind.MEDICATE: medicate,
-    EventKind.EXERTION: exertion,
-    EventKind.UNDO: undo,
-    EventKind.CHARACTER_ADDED: character_added,
-    EventKind.CHARACTER_EDITED: character_edited,
-    EventKind.CHARACTER_REMOVED: character_removed,
-    EventKind.INVITATION_CREATED: invitation_created,
-    EventKind.INVITATION_REVOKED: invitation_revoked,
-    EventKind.INVITATION_CLAIMED: invitation_claimed,
-    EventKind.DISEASE_ADDED: disease_added,
-    EventKind.DISEASE_EDITED: disease_edited,
-    EventKind.DISEASE_RETIRED: disease_retired,
-    EventKind.DISEASE_RESTORED: disease_restored,
-    EventKind.CAMPAIGN_EDITED: campaign_edited,
-    EventKind.CHECK_CALLED: check_called,
-    EventKind.CHECK_CANCELLED: check_cancelled,
-}
+assert set(WORDING) == set(events.PAYLOADS.values()), "every event kind has its words"
 
 
 def outcome_lines(event: Event, names: dict[int, str], only: int, who: bool = True) -> list[str]:
     """What a called check's answer did to one character, as its log entry words it without the call's inputs: the
     roll, who rolled it, and the PG lost, the illness caught or the death."""
-    story = Story(event, names, only)
-    fell_ill = [_("%(name)s enferma") % {"name": story.name(only)}] if only in story.details.get("fell_ill", []) else []
-    answered = story.answered() if who else []
-    return story.rolls(everyone=True) + answered + fell_ill + losses(story) + story.deaths()
+    payload = events.payload_of(event)
+    story = Story(event, payload, names, only)
+    if not isinstance(payload, events.Damage | events.Expose | events.Exertion):
+        return []
+    fell_ill = isinstance(payload, events.Expose) and only in payload.fell_ill
+    lines = story.rolls(payload.rolls, everyone=True) + (story.answered(payload.call) if who else [])
+    lines += [_("%(name)s enferma") % {"name": story.name(only)}] if fell_ill else []
+    lines += losses(story, payload) if not isinstance(payload, events.Expose) else []
+    return lines + story.deaths()
 
 
 def entry_for(
     event: Event, names: dict[int, str], only: int | None = None, unseen: frozenset[int] = frozenset()
 ) -> Entry:
-    """Describe one event; with `only`, just the lines about that character (a player's sheet). An entry whose details
-    cannot be read (an imported log: the import checks what it can) is named by its kind alone, never a broken page."""
+    """Describe one event; with `only`, just the lines about that character (a player's sheet). An entry that no
+    action could have written (rules.events refuses it where it is read) is named by its kind alone, never a broken
+    page."""
     try:
-        title, lines = WORDING[event.action](Story(event, names, only, unseen))
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-        logger.warning("unreadable log entry: event %s (%s)", event.pk, event.action, exc_info=True)
-        title, lines = _("%(action)s (registro importado ilegible)") % {"action": event.get_action_display()}, []
+        payload = events.payload_of(event)
+    except events.DamagedEntry as damaged:
+        logger.warning("unreadable log entry: event %s (%s): %s", event.pk, event.action, damaged)
+        title = _("%(action)s (registro importado ilegible)") % {"action": event.get_action_display()}
+        return Entry(event, format_clock(event.clock_before), title, [])
+    title, lines = WORDING[type(payload)](Story(event, payload, names, only, unseen), payload)
     return Entry(event, format_clock(event.clock_before), title, lines)

@@ -50,8 +50,9 @@ type PgPair = tuple[Signed, Signed]  # PG before and after
 type Mapper = Callable[[str, Any], Any]
 
 
-class Record(msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
-    """A part of a payload: strict (an unknown field is refused) and stored without its empty defaults."""
+class Record(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A part of a payload: strict (an unknown field is refused). A field that may be None has None as its default:
+    it is stored only when it has a value (`stored`)."""
 
 
 class Payload(Record):
@@ -87,13 +88,13 @@ class Roll(Record):
 class Answer(Record):
     """A called check answered (rules.actions.checks): which one, who rolled, and whether the die was typed."""
 
-    # The called check's id and its call's event id, as they were where it was played (a backup keeps them as they
-    # are: they only tell the story, nothing looks them up).
-    check: Whole | None
-    called: Whole | None
     by: Text
     gm: bool
     typed: bool
+    # The called check's id and its call's event id, as they were where it was played (a backup keeps them as they
+    # are: they only tell the story, nothing looks them up).
+    check: Whole | None = None
+    called: Whole | None = None
 
 
 class DamageDice(Record):
@@ -239,20 +240,20 @@ class CharacterRemoved(Payload):
 class InvitationCreated(Payload):
     kind_of_event = EventKind.INVITATION_CREATED
     name: Text
-    invitation: InvitationRef
+    invitation: InvitationRef = None
 
 
 class InvitationRevoked(Payload):
     kind_of_event = EventKind.INVITATION_REVOKED
     name: Text
-    invitation: InvitationRef
+    invitation: InvitationRef = None
 
 
 class InvitationClaimed(Payload):
     kind_of_event = EventKind.INVITATION_CLAIMED
     name: Text
     player: Text
-    invitation: InvitationRef
+    invitation: InvitationRef = None
     joined: bool = False
 
 
@@ -389,9 +390,17 @@ def payload_of(event: Event) -> Payload:
 
 
 def stored(payload: Payload) -> dict[str, Any]:
-    """A payload as `Event.details` keeps it: plain JSON values, its empty defaults left out."""
-    details: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(payload))
+    """A payload as `Event.details` keeps it: plain JSON values, without the fields that are None."""
+    details: dict[str, Any] = _without_none(msgspec.json.decode(msgspec.json.encode(payload)))
     return details
+
+
+def _without_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _without_none(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_without_none(item) for item in value]
+    return value
 
 
 def changed(changes: SheetChanges | DiseaseChanges | CampaignChanges) -> dict[str, tuple[Any, Any]]:

@@ -7,16 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign, Event, EventKind
+from campaigns.models import Campaign, Event
 from characters.models import Character
-from rules import engine
-from rules.actions.core import ActionError, Actor, Outcome, engine_call, ids, load, lock_campaign, log, number
+from rules import engine, events
+from rules.actions.core import ActionError, Actor, Outcome, engine_call, ids, load, lock_campaign, log, number, undoes
 from rules.actions.health import all_dead, apply_damage, exertion, expose
 from rules.damage import Fall
 from rules.models import CalledCheck, CallStatus, CheckKind, Disease
@@ -48,36 +47,36 @@ def call_check(campaign: Campaign | int, characters: Iterable[Character | int], 
         raise ActionError(_("Elige al menos un personaje."), "characters")
     if call.kind not in CheckKind.values:
         raise ActionError(_("Esa tirada no existe."), "check")
-    details: dict[str, Any] = {"check": str(call.kind), "skipped": [], "protected": []}
+    payload = events.CheckCalled(check=CheckKind(call.kind))
     campaign = lock_campaign(campaign)
     disease = None
     if call.kind == CheckKind.FALL:
-        details["height_m"] = number("height_m", call.height_m or 0, _("La altura"))
-        details["difficulty"] = number("difficulty", call.difficulty, _("La dificultad"))
+        payload.height_m = number("height_m", call.height_m or 0, _("La altura"))
+        payload.difficulty = number("difficulty", call.difficulty, _("La dificultad"))
         if call.weight_kg is not None:
-            details["weight_kg"] = number("weight_kg", call.weight_kg, _("El peso"))
+            payload.weight_kg = number("weight_kg", call.weight_kg, _("El peso"))
     elif call.kind == CheckKind.RESISTANCE:
         disease_id = call.disease.pk if isinstance(call.disease, Disease) else call.disease
         disease = Disease.objects.available_in(campaign).filter(pk=disease_id or 0).first()
         if disease is None:
             raise ActionError(_("Esa enfermedad no está disponible en esta campaña."), "disease")
-        details["disease"] = disease.name
+        payload.disease = disease.name
     called = []
     for loaded in load(campaign, chosen):
         health = loaded.health
         if health.dead:
-            details["skipped"].append(loaded.character.pk)
+            payload.skipped.append(loaded.character.pk)
         elif disease is not None and health.is_protected(disease.category):
-            details["protected"].append(loaded.character.pk)
+            payload.protected.append(loaded.character.pk)
         else:
             if call.kind == CheckKind.EXERTION and not health.penalties.exertion:
                 engine_call(loaded, engine.exertion_check, engine.EXERTION_DIE)  # refused by the rules: says why
             called.append(loaded.character)
     if not called:
-        if details["protected"]:
+        if payload.protected:
             raise ActionError(_("Nadie tiene que tirar: los elegidos están protegidos hoy."), "characters")
-        raise all_dead(details["skipped"], campaign)
-    event = log(campaign, EventKind.CHECK_CALLED, by, details, sorted(c.pk for c in called))
+        raise all_dead(payload.skipped, campaign)
+    event = log(campaign, by, payload, sorted(c.pk for c in called))
     CalledCheck.objects.bulk_create(
         CalledCheck(
             campaign=campaign,
@@ -118,13 +117,13 @@ def answer_check(campaign: Campaign | int, check: CalledCheck | int, *, by: Acto
         raise ActionError(_("Solo su jugador o el narrador pueden tirar por %(name)s.") % {"name": character.name})
     if row.status != CallStatus.PENDING:
         raise ActionError(_("Esa tirada ya no está pendiente: ya se tiró o se anuló."), "check")
-    answered = {
-        "check": row.pk,
-        "called": row.called_id,
-        "by": by.username if isinstance(by, User) else "",
-        "gm": is_gm,
-        "typed": die is not None,
-    }
+    answered = events.Answer(
+        check=row.pk,
+        called=row.called_id,
+        by=by.username if isinstance(by, User) else "",
+        gm=is_gm,
+        typed=die is not None,
+    )
     dice = {character.pk: die}
     if row.kind == CheckKind.FALL:
         assert row.height_m is not None and row.difficulty is not None
@@ -150,29 +149,29 @@ def cancel_check(campaign: Campaign | int, checks: Iterable[CalledCheck | int], 
     if not rows:
         raise ActionError(_("Esa tirada ya no está pendiente: ya se tiró o se anuló."), "check")
     characters = sorted({row.character_id for row in rows})
-    details = {"check": rows[0].kind, "checks": [row.pk for row in rows], **_what_is_called(rows[0])}
-    event = log(campaign, EventKind.CHECK_CANCELLED, by, details, characters)
+    first = rows[0]
+    payload = events.CheckCancelled(
+        check=CheckKind(first.kind),
+        checks=[row.pk for row in rows],
+        height_m=first.height_m if first.kind == CheckKind.FALL else None,
+        difficulty=first.difficulty if first.kind == CheckKind.FALL else None,
+        disease=first.disease.name if first.kind == CheckKind.RESISTANCE and first.disease is not None else None,
+    )
+    event = log(campaign, by, payload, characters)
     CalledCheck.objects.filter(pk__in=[row.pk for row in rows]).update(status=CallStatus.CANCELLED, closed=event)
     return Outcome(event, list(Character.everyone.filter(pk__in=characters)))
-
-
-def _what_is_called(row: CalledCheck) -> dict[str, Any]:
-    """What the log words a call by, beside its kind (play.log.called_check)."""
-    if row.kind == CheckKind.FALL:
-        return {"height_m": row.height_m, "difficulty": row.difficulty}
-    if row.kind == CheckKind.RESISTANCE and row.disease is not None:
-        return {"disease": row.disease.name}
-    return {}
 
 
 # --- undoing them (rules.actions.undo) -------------------------------------------------------------------------------
 
 
-def undo_check_called(campaign: Campaign, event: Event) -> None:
+@undoes(events.CheckCalled)
+def undo_check_called(campaign: Campaign, event: Event, payload: events.CheckCalled) -> None:
     """Before the call there was nothing to answer (its answers, later events, were undone first)."""
     CalledCheck.objects.filter(campaign=campaign, called=event).delete()
 
 
-def reopen_checks(campaign: Campaign, event: Event) -> None:
+@undoes(events.CheckCancelled)
+def reopen_checks(campaign: Campaign, event: Event, payload: events.Payload | None = None) -> None:
     """An undone answer or cancellation: its checks wait for a die again, as they did before it."""
     CalledCheck.objects.filter(campaign=campaign, closed=event).update(status=CallStatus.PENDING, closed=None)

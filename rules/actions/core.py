@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign, Event, EventKind
+from campaigns.models import Campaign, Event
 from characters.models import Character
-from rules import dice, engine, mapping, notify
-from rules.models import Illness, Wound
+from rules import dice, engine, events, mapping, notify
+from rules.models import CheckKind, Illness, Wound
 
 # Who acts: a signed-in user, or nobody (a script); an anonymous visitor is recorded as nobody.
 type Actor = User | AnonymousUser | None
@@ -120,10 +120,9 @@ def load(campaign: Campaign, character_ids: list[int] | None, removed: bool = Fa
 
 def finish(
     campaign: Campaign,
-    kind: EventKind,
     by: Actor,
     results: list[tuple[Loaded, engine.Health]],
-    details: dict[str, Any],
+    payload: events.Payload,
     clock_after: int | None = None,
     characters: Iterable[int] = (),
 ) -> Outcome:
@@ -135,9 +134,8 @@ def finish(
     changes.save()
     event = log(
         campaign,
-        kind,
         by,
-        details,
+        payload,
         characters=sorted({loaded.character.pk for loaded, _new in results} | set(characters)),
         before={str(loaded.character.pk): mapping.to_json(loaded.health) for loaded, _new in results},
         after={str(loaded.character.pk): mapping.to_json(new) for loaded, new in results},
@@ -148,9 +146,8 @@ def finish(
 
 def log(
     campaign: Campaign,
-    kind: EventKind,
     by: Actor,
-    details: dict[str, Any],
+    payload: events.Payload,
     characters: list[int],
     before: dict[str, Any] | None = None,
     after: dict[str, Any] | None = None,
@@ -163,12 +160,12 @@ def log(
     campaign.save(update_fields=["clock", "version"])
     event = Event.objects.create(
         campaign=campaign,
-        action=kind,
+        action=payload.kind_of_event,
         actor=by if isinstance(by, User) else None,
         clock_before=clock_before,
         clock_after=campaign.clock,
         characters=characters,
-        details=details,
+        details=events.stored(payload),
         before=before or {},
         after=after or {},
     )
@@ -179,16 +176,26 @@ def log(
 # --- the engine's answers --------------------------------------------------------------------------------------------
 
 
-def roll_record(loaded: Loaded, check: str, result: engine.CheckResult | None) -> dict[str, Any]:
-    record: dict[str, Any] = {"character": loaded.character.pk, "name": loaded.character.name, "check": check}
+def roll_record(loaded: Loaded, check: CheckKind, result: engine.CheckResult | None) -> events.Roll:
+    """A check for the log: all its parts, or that the character was protected and rolled nothing."""
+    character, name = loaded.character.pk, loaded.character.name
     if result is None:
-        record["protected"] = True
-    else:
-        record.update(mapping.to_plain(asdict(result)))
-    return record
+        return events.Roll(character=character, name=name, check=check, protected=True)
+    return events.Roll(
+        character=character,
+        name=name,
+        check=check,
+        die=result.die,
+        sides=result.sides,
+        modifier=result.modifier,
+        penalties=list(result.penalties),
+        total=result.total,
+        difficulty=result.difficulty,
+        success=result.success,
+    )
 
 
-def refusal(reason: str, name: str) -> ActionError:
+def rules_refusal(reason: str, name: str) -> ActionError:
     """An engine refusal (engine.REFUSALS) in the GM's language, beside the field it concerns."""
     messages = {
         "dead": (_("%(name)s ha muerto y no puede hacerlo."), "characters"),
@@ -206,7 +213,7 @@ def engine_call[T](loaded: Loaded, function: Callable[..., T], *args: Any) -> T:
     try:
         return function(loaded.health, *args)
     except engine.Refused as refused:
-        raise refusal(refused.reason, loaded.character.name) from refused
+        raise rules_refusal(refused.reason, loaded.character.name) from refused
 
 
 def typed_die(dice_by_character: Mapping[int, int | None] | None, character: Character, sides: int) -> int:
@@ -215,3 +222,20 @@ def typed_die(dice_by_character: Mapping[int, int | None] | None, character: Cha
         return dice.die_or_roll(sides, typed)
     except dice.DiceError as error:
         raise ActionError(f"{character.name}: {error}", "die") from error
+
+
+# --- undoing what an event did besides health ----------------------------------------------------------------------
+
+type Undoer = Callable[[Campaign, Event, Any], None]
+
+# One function per payload type (rules.events) whose event changed more than health: rules.actions.undo calls it,
+# after the health of before is restored, to put the rest back.
+UNDOERS: dict[type[events.Payload], Undoer] = {}
+
+
+def undoes[U: Undoer](payload_type: type[events.Payload]) -> Callable[[U], U]:
+    def register(undoer: U) -> U:
+        UNDOERS[payload_type] = undoer
+        return undoer
+
+    return register

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
-from typing import Any
 
 from django.db import transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign, Event, EventKind
-from rules import notify
-from rules.actions.core import ActionError, Actor, Outcome, checked_name, lock_campaign, log
+from campaigns.models import Campaign, Event
+from rules import events, notify
+from rules.actions.core import ActionError, Actor, Outcome, checked_name, lock_campaign, log, undoes
 from rules.models import Disease, Illness, disease_errors
 
 NAME_LENGTH = 80
@@ -60,7 +59,7 @@ def add_disease(campaign: Campaign | int, sheet: DiseaseSheet, *, by: Actor) -> 
     campaign = lock_campaign(campaign)
     sheet = _checked(campaign, sheet)
     disease = Disease.objects.create(campaign=campaign, **asdict(sheet))
-    return Outcome(log(campaign, EventKind.DISEASE_ADDED, by, {"disease": disease.pk, "name": disease.name}, []), [])
+    return Outcome(log(campaign, by, events.DiseaseAdded(disease=disease.pk, name=disease.name), []), [])
 
 
 @transaction.atomic
@@ -69,14 +68,14 @@ def edit_disease(campaign: Campaign | int, disease: Disease | int, sheet: Diseas
     found = _own(campaign, disease)
     sheet = _checked(campaign, sheet, exclude=found.pk, active=not found.retired)
     before = asdict(DiseaseSheet.of(found))
-    changes = {name: [before[name], value] for name, value in asdict(sheet).items() if before[name] != value}
+    changes = {name: (before[name], value) for name, value in asdict(sheet).items() if before[name] != value}
     if not changes:
         return Outcome(None, [])
     for name, (_old, value) in changes.items():
         setattr(found, name, value)
     found.save(update_fields=list(changes))
-    details = {"disease": found.pk, "name": found.name, "changes": changes}
-    return Outcome(log(campaign, EventKind.DISEASE_EDITED, by, details, []), [])
+    payload = events.DiseaseEdited(disease=found.pk, name=found.name, changes=events.DiseaseChanges(**changes))
+    return Outcome(log(campaign, by, payload, []), [])
 
 
 @transaction.atomic
@@ -88,7 +87,7 @@ def retire_disease(campaign: Campaign | int, disease: Disease | int, *, by: Acto
         raise ActionError(_("«%(name)s» ya estaba retirada.") % {"name": found.name}, "disease")
     found.retired = True
     found.save(update_fields=["retired"])
-    return Outcome(log(campaign, EventKind.DISEASE_RETIRED, by, {"disease": found.pk, "name": found.name}, []), [])
+    return Outcome(log(campaign, by, events.DiseaseRetired(disease=found.pk, name=found.name), []), [])
 
 
 @transaction.atomic
@@ -102,14 +101,22 @@ def restore_disease(campaign: Campaign | int, disease: Disease | int, *, by: Act
         raise ActionError(message % {"name": found.name}, "disease")
     found.retired = False
     found.save(update_fields=["retired"])
-    return Outcome(log(campaign, EventKind.DISEASE_RESTORED, by, {"disease": found.pk, "name": found.name}, []), [])
+    return Outcome(log(campaign, by, events.DiseaseRestored(disease=found.pk, name=found.name), []), [])
 
 
 # --- undoing them ----------------------------------------------------------------------------------------------------
 
 
-def undo_disease_added(campaign: Campaign, event: Event) -> None:
-    disease = campaign.diseases.select_for_update().get(pk=event.details["disease"])
+def _disease_of(campaign: Campaign, disease: events.DiseaseRef) -> Disease:
+    found = campaign.diseases.select_for_update().filter(pk=disease).first()
+    if found is None:
+        raise events.DamagedEntry("details.disease", "not a disease of this campaign")
+    return found
+
+
+@undoes(events.DiseaseAdded)
+def undo_disease_added(campaign: Campaign, event: Event, payload: events.DiseaseAdded) -> None:
+    disease = _disease_of(campaign, payload.disease)
     # Every later event is undone, so no episode points at it any more; retire it if one somehow still does.
     if disease.illnesses.exists():
         disease.retired = True
@@ -118,20 +125,23 @@ def undo_disease_added(campaign: Campaign, event: Event) -> None:
         disease.delete()
 
 
-def undo_disease_edited(campaign: Campaign, event: Event) -> None:
-    disease = campaign.diseases.select_for_update().get(pk=event.details["disease"])
-    changes: dict[str, list[Any]] = event.details["changes"]
+@undoes(events.DiseaseEdited)
+def undo_disease_edited(campaign: Campaign, event: Event, payload: events.DiseaseEdited) -> None:
+    disease = _disease_of(campaign, payload.disease)
+    changes = events.changed(payload.changes)
     for name, (old, _new) in changes.items():
         setattr(disease, name, old)
     disease.save(update_fields=list(changes))
 
 
-def undo_disease_retired(campaign: Campaign, event: Event) -> None:
-    campaign.diseases.filter(pk=event.details["disease"]).update(retired=False)
+@undoes(events.DiseaseRetired)
+def undo_disease_retired(campaign: Campaign, event: Event, payload: events.DiseaseRetired) -> None:
+    campaign.diseases.filter(pk=payload.disease).update(retired=False)
 
 
-def undo_disease_restored(campaign: Campaign, event: Event) -> None:
-    campaign.diseases.filter(pk=event.details["disease"]).update(retired=True)
+@undoes(events.DiseaseRestored)
+def undo_disease_restored(campaign: Campaign, event: Event, payload: events.DiseaseRestored) -> None:
+    campaign.diseases.filter(pk=payload.disease).update(retired=True)
 
 
 # --- the site's shared diseases (the Django admin) --------------------------------------------------------------------

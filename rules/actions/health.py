@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any
 
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign, EventKind
+from campaigns.models import Campaign
 from characters.models import Character
-from rules import dice, engine
+from rules import dice, engine, events
 from rules.actions.core import (
     ActionError,
     Actor,
@@ -27,7 +26,7 @@ from rules.actions.core import (
     typed_die,
 )
 from rules.damage import Attack, Collision, Damage, Drowning, Fall, Gas
-from rules.models import Disease, Illness
+from rules.models import CheckKind, Disease, Illness
 
 # --- damage ----------------------------------------------------------------------------------------------------------
 
@@ -39,7 +38,7 @@ def apply_damage(
     damage: Damage,
     *,
     by: Actor,
-    call: dict[str, Any] | None = None,
+    call: events.Answer | None = None,
 ) -> Outcome:
     """Wound one or several characters (RULES.md section 2, and 7.8 for a group): an attack's dice are rolled once and
     hit everyone; a collision or a fall uses each character's own weight unless the GM gave one; each falling
@@ -49,24 +48,22 @@ def apply_damage(
     chosen = ids(characters)
     if not chosen:
         raise ActionError(_("Elige al menos un personaje."), "characters")
-    details: dict[str, Any] = {"kind": damage.kind.value, "damage": {}, "pg": {}, "rolls": [], "skipped": []}
+    payload = events.Damage(kind=damage.kind, damage={}, pg={}, call=call)
     fixed = 0  # the PG every character loses, for the kinds whose damage does not depend on the character
     match damage:
         case Attack(amount=amount, expression=expression):
-            fixed = _attack_amount(amount, expression, details)
+            fixed, payload.dice = _attack_amount(amount, expression)
         case Collision(speed_kmh=speed):
-            details["speed_kmh"] = number("speed_kmh", speed, _("La velocidad"))
+            payload.speed_kmh = number("speed_kmh", speed, _("La velocidad"))
         case Fall(height_m=height, difficulty=difficulty):
-            details["height_m"] = number("height_m", height, _("La altura"))
-            details["difficulty"] = number("difficulty", difficulty, _("La dificultad"))
+            payload.height_m = number("height_m", height, _("La altura"))
+            payload.difficulty = number("difficulty", difficulty, _("La dificultad"))
         case Drowning(turns=turns) | Gas(turns=turns):
             number("turns", turns, _("El número de turnos"))
             fixed = engine.drowning_damage(turns) if isinstance(damage, Drowning) else engine.gas_damage(turns)
-            details["turns"] = turns
+            payload.turns = turns
     if isinstance(damage, Collision | Fall) and damage.weight_kg is not None:
-        details["weight_kg"] = number("weight_kg", damage.weight_kg, _("El peso"))
-    if call is not None:
-        details["call"] = call
+        payload.weight_kg = number("weight_kg", damage.weight_kg, _("El peso"))
 
     campaign = lock_campaign(campaign)
     results = []
@@ -75,26 +72,26 @@ def apply_damage(
         match damage:
             case Fall(height_m=height, weight_kg=weight, difficulty=difficulty, dice=typed):
                 if health.dead:
-                    details["skipped"].append(character.pk)
+                    payload.skipped.append(character.pk)
                     continue
                 weight = character.weight_kg if weight is None else weight
                 die = typed_die(typed, character, engine.FALL_DIE)
                 new, result = engine_call(loaded, engine.fall, height, weight, die, character.jump, difficulty)
-                details["rolls"].append(roll_record(loaded, "fall", result))
+                payload.rolls.append(roll_record(loaded, CheckKind.FALL, result))
             case Collision(speed_kmh=speed, weight_kg=weight):
                 weight = character.weight_kg if weight is None else weight
                 new = engine.apply_wound(health, engine.Wound("collision", engine.collision_damage(speed, weight)))
             case _:
                 new = engine.apply_wound(health, engine.Wound(damage.kind.value, fixed))
-        details["damage"][str(character.pk)] = new.wounds[-1].amount if len(new.wounds) > len(health.wounds) else 0
-        details["pg"][str(character.pk)] = [health.pg, new.pg]
+        payload.damage[str(character.pk)] = new.wounds[-1].amount if len(new.wounds) > len(health.wounds) else 0
+        payload.pg[str(character.pk)] = (health.pg, new.pg)
         results.append((loaded, new))
     if not results:
-        raise all_dead(details["skipped"], campaign)
-    return finish(campaign, EventKind.DAMAGE, by, results, details)
+        raise all_dead(payload.skipped, campaign)
+    return finish(campaign, by, results, payload)
 
 
-def all_dead(skipped: list[int], campaign: Campaign) -> ActionError:
+def all_dead(skipped: list[events.CharacterRef], campaign: Campaign) -> ActionError:
     """Everyone chosen for a check has died: nothing to do, and the GM is told who."""
     names = ", ".join(campaign.characters.filter(pk__in=skipped).order_by("name").values_list("name", flat=True))
     if len(skipped) == 1:
@@ -102,17 +99,17 @@ def all_dead(skipped: list[int], campaign: Campaign) -> ActionError:
     return ActionError(_("Todos los elegidos han muerto: %(names)s.") % {"names": names}, "characters")
 
 
-def _attack_amount(amount: int | None, expression: str | None, details: dict[str, Any]) -> int:
+def _attack_amount(amount: int | None, expression: str | None) -> tuple[int, events.DamageDice | None]:
+    """An attack's damage as typed, or rolled from its dice (and the roll, for the log)."""
     if (amount is None) == (expression in (None, "")):
         raise ActionError(_("Indica el daño: un número o una tirada como 2d6+1."), "amount")
     if amount is not None:
-        return number("amount", amount, _("El daño"))
+        return number("amount", amount, _("El daño")), None
     try:
         rolled = dice.roll_damage(str(expression))
     except dice.DiceError as error:
         raise ActionError(str(error), "expression") from error
-    details["dice"] = {"expression": rolled.expression, "detail": rolled.detail, "total": rolled.total}
-    return rolled.amount
+    return rolled.amount, events.DamageDice(expression=rolled.expression, detail=rolled.detail, total=rolled.total)
 
 
 # --- time ------------------------------------------------------------------------------------------------------------
@@ -144,12 +141,12 @@ def advance_clock(
         # Only characters whose state changed beyond the clock are part of the event (and of its undo).
         if replace(new, now=0) != replace(loaded.health, now=0):
             results.append((loaded, new))
-    details = {
-        "seconds": seconds,
-        "resting": sorted(resting_ids),
-        "pg": {str(loaded.character.pk): [loaded.health.pg, new.pg] for loaded, new in results},
-    }
-    return finish(campaign, EventKind.ADVANCE, by, results, details, clock_after=campaign.clock + seconds)
+    payload = events.Advance(
+        seconds=seconds,
+        resting=sorted(resting_ids),
+        pg={str(loaded.character.pk): (loaded.health.pg, new.pg) for loaded, new in results},
+    )
+    return finish(campaign, by, results, payload, clock_after=campaign.clock + seconds)
 
 
 def checked_duration(seconds: int) -> None:
@@ -183,7 +180,7 @@ def expose(
     *,
     by: Actor,
     dice_by_character: Mapping[int, int | None] | None = None,
-    call: dict[str, Any] | None = None,
+    call: events.Answer | None = None,
 ) -> Outcome:
     """Expose characters to a disease: each makes a resistance check 1d12 + CON unless protected today. The dead
     make no check and are skipped (RULES.md section 7.8). `call`: the called check this answers, for the log."""
@@ -196,31 +193,23 @@ def expose(
     if found is None:
         raise ActionError(_("Esa enfermedad no está disponible en esta campaña."), "disease")
     illness = found.as_illness()
-    details: dict[str, Any] = {
-        "disease": found.name,
-        "category": found.category,
-        "rolls": [],
-        "fell_ill": [],
-        "skipped": [],
-    }
-    if call is not None:
-        details["call"] = call
+    payload = events.Expose(disease=found.name, category=found.category, call=call)
     results = []
     for loaded in load(campaign, chosen):
         health = loaded.health
         if health.dead:
-            details["skipped"].append(loaded.character.pk)
+            payload.skipped.append(loaded.character.pk)
             continue
         protected = health.is_protected(illness.category)
         die = None if protected else typed_die(dice_by_character, loaded.character, engine.RESISTANCE_DIE)
         new, result = engine_call(loaded, engine.expose, illness, die)
-        details["rolls"].append(roll_record(loaded, "resistance", result))
+        payload.rolls.append(roll_record(loaded, CheckKind.RESISTANCE, result))
         if len(new.illnesses) > len(health.illnesses):
-            details["fell_ill"].append(loaded.character.pk)
+            payload.fell_ill.append(loaded.character.pk)
         results.append((loaded, new))
     if not results:
-        raise all_dead(details["skipped"], campaign)
-    return finish(campaign, EventKind.EXPOSE, by, results, details)
+        raise all_dead(payload.skipped, campaign)
+    return finish(campaign, by, results, payload)
 
 
 def _healer(campaign: Campaign, healer: Character | int) -> Character:
@@ -246,8 +235,8 @@ def treat_wounds(campaign: Campaign | int, patient: Character | int, healer: Cha
     if not any(w.amount > 0 and not w.treated for w in loaded.health.wounds):
         raise ActionError(_("%(name)s no tiene heridas sin tratar.") % {"name": loaded.character.name}, "patient")
     new = engine_call(loaded, engine.treat_wounds)
-    details = {"healer": found.pk, "healer_name": found.name}
-    return finish(campaign, EventKind.TREAT_WOUNDS, by, [(loaded, new)], details)
+    payload = events.TreatWounds(healer=found.pk, healer_name=found.name)
+    return finish(campaign, by, [(loaded, new)], payload)
 
 
 def _illness_index(loaded: Loaded, illness: Illness | int) -> int:
@@ -274,13 +263,13 @@ def treat_illness(
     if loaded.health.illnesses[index].treated:
         raise ActionError(_("Esa enfermedad ya ha sido tratada."), "illness")
     new = engine_call(loaded, engine.treat_illness, index)
-    details = {
-        "healer": found.pk,
-        "healer_name": found.name,
-        "disease": loaded.illnesses[index].disease.name,
-        "cured": new.illnesses[index].cured,
-    }
-    return finish(campaign, EventKind.TREAT_ILLNESS, by, [(loaded, new)], details)
+    payload = events.TreatIllness(
+        healer=found.pk,
+        healer_name=found.name,
+        disease=loaded.illnesses[index].disease.name,
+        cured=new.illnesses[index].cured,
+    )
+    return finish(campaign, by, [(loaded, new)], payload)
 
 
 @transaction.atomic
@@ -291,8 +280,8 @@ def medicate(campaign: Campaign | int, patient: Character | int, illness: Illnes
     if loaded.health.illnesses[index].medicated:
         raise ActionError(_("Esa enfermedad ya tiene sus medicamentos."), "illness")
     new = engine_call(loaded, engine.medicate, index)
-    details = {"disease": loaded.illnesses[index].disease.name, "cured": new.illnesses[index].cured}
-    return finish(campaign, EventKind.MEDICATE, by, [(loaded, new)], details)
+    payload = events.Medicate(disease=loaded.illnesses[index].disease.name, cured=new.illnesses[index].cured)
+    return finish(campaign, by, [(loaded, new)], payload)
 
 
 # --- exertion --------------------------------------------------------------------------------------------------------
@@ -305,7 +294,7 @@ def exertion(
     *,
     by: Actor,
     die: int | None = None,
-    call: dict[str, Any] | None = None,
+    call: events.Answer | None = None,
 ) -> Outcome:
     """A physical action while 1 ≤ PG ≤ 4: 1d12 + CON against 12, or lose 1 PG. Refused at any other PG. `call`: the
     called check this answers, for the log."""
@@ -317,11 +306,10 @@ def exertion(
         engine_call(loaded, engine.exertion_check, engine.EXERTION_DIE)  # refused by the rules: says why
     rolled = typed_die({loaded.character.pk: die}, loaded.character, engine.EXERTION_DIE)
     new, result = engine_call(loaded, engine.exertion_check, rolled)
-    details: dict[str, Any] = {
-        "rolls": [roll_record(loaded, "exertion", result)],
-        "damage": {str(loaded.character.pk): loaded.health.pg - new.pg},
-        "pg": {str(loaded.character.pk): [loaded.health.pg, new.pg]},
-    }
-    if call is not None:
-        details["call"] = call
-    return finish(campaign, EventKind.EXERTION, by, [(loaded, new)], details)
+    payload = events.Exertion(
+        rolls=[roll_record(loaded, CheckKind.EXERTION, result)],
+        damage={str(loaded.character.pk): loaded.health.pg - new.pg},
+        pg={str(loaded.character.pk): (loaded.health.pg, new.pg)},
+        call=call,
+    )
+    return finish(campaign, by, [(loaded, new)], payload)

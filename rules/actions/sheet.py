@@ -12,10 +12,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign, Event, EventKind, Invitation, Membership, PartyView
+from campaigns.models import Campaign, Event, Invitation, Membership, PartyView
 from characters.models import SHEET_RANGES, Character
-from rules import engine, mapping
-from rules.actions.core import ActionError, Actor, Outcome, checked_name, finish, ids, load, lock_campaign, log
+from rules import engine, events, mapping
+from rules.actions.core import ActionError, Actor, Outcome, checked_name, finish, ids, load, lock_campaign, log, undoes
 
 NAME_LENGTH = 100
 NOTES_LENGTH = 5000
@@ -95,12 +95,11 @@ def add_character(campaign: Campaign | int, sheet: Sheet, *, by: Actor) -> Outco
     character.pg = engine.max_pg(sheet.constitution)
     character.save()
     health = engine.Health(sheet.constitution, now=campaign.clock)
-    details = {"name": character.name, "player": _player_name(sheet.player_id)}
+    payload = events.CharacterAdded(name=character.name, player=_player_name(sheet.player_id))
     event = log(
         campaign,
-        EventKind.CHARACTER_ADDED,
         by,
-        details,
+        payload,
         [character.pk],
         after={str(character.pk): mapping.to_json(health)},
     )
@@ -117,7 +116,7 @@ def edit_character(campaign: Campaign | int, character: Character | int, sheet: 
     row = loaded.character
     sheet = _checked(campaign, sheet, player_now=row.player_id)
     before = Sheet.of(row)
-    changes = {name: [getattr(before, name), getattr(sheet, name)] for name in SHEET_FIELDS}
+    changes = {name: (getattr(before, name), getattr(sheet, name)) for name in SHEET_FIELDS}
     changes = {name: pair for name, pair in changes.items() if pair[0] != pair[1]}
     if not changes:
         return Outcome(None, [row])
@@ -128,10 +127,11 @@ def edit_character(campaign: Campaign | int, character: Character | int, sheet: 
     row.pg, row.died_at = health.pg, health.died_at
     row.save(update_fields=[*changes, "pg", "died_at"])
     revoked = _revoke_pending(row) if sheet.player_id is not None and "player_id" in changes else []
-    details: dict[str, Any] = {"name": row.name, "changes": changes, "revoked": revoked}
+    payload = events.CharacterEdited(name=row.name, changes=events.SheetChanges(**changes), revoked=list(revoked))
     if "player_id" in changes:
-        details["players"] = [_player_name(user_id) for user_id in changes["player_id"]]
-    return finish(campaign, EventKind.CHARACTER_EDITED, by, [(loaded, health)], details)
+        old, new = changes["player_id"]
+        payload.players = (_player_name(old), _player_name(new))
+    return finish(campaign, by, [(loaded, health)], payload)
 
 
 @transaction.atomic
@@ -144,7 +144,7 @@ def remove_character(campaign: Campaign | int, character: Character | int, *, by
     revoked = _revoke_pending(row)
     row.removed = True
     row.save(update_fields=["removed"])
-    event = log(campaign, EventKind.CHARACTER_REMOVED, by, {"name": row.name, "revoked": revoked}, [row.pk])
+    event = log(campaign, by, events.CharacterRemoved(name=row.name, revoked=list(revoked)), [row.pk])
     return Outcome(event, [row])
 
 
@@ -162,7 +162,7 @@ def create_invitation(campaign: Campaign | int, character: Character | int, *, b
     if Invitation.objects.pending().filter(character=row).exists():
         return Outcome(None, [row])  # its pending link is already on the table
     invitation = Invitation.objects.create(campaign=campaign, character=row)
-    event = log(campaign, EventKind.INVITATION_CREATED, by, {"name": row.name, "invitation": invitation.pk}, [row.pk])
+    event = log(campaign, by, events.InvitationCreated(name=row.name, invitation=invitation.pk), [row.pk])
     return Outcome(event, [row])
 
 
@@ -176,8 +176,8 @@ def revoke_invitation(campaign: Campaign | int, invitation: Invitation | int, *,
         raise ActionError(_("Esa invitación ya no está pendiente."), "invitation")
     found.revoked_at = timezone.now()
     found.save(update_fields=["revoked_at"])
-    details = {"name": found.character.name, "invitation": found.pk}
-    event = log(campaign, EventKind.INVITATION_REVOKED, by, details, [found.character_id])
+    payload = events.InvitationRevoked(name=found.character.name, invitation=found.pk)
+    event = log(campaign, by, payload, [found.character_id])
     return Outcome(event, [found.character])
 
 
@@ -204,8 +204,10 @@ def claim_invitation(token: str, user: User) -> Outcome:
     invitation.save(update_fields=["claimed_by", "claimed_at"])
     character.player = user
     character.save(update_fields=["player"])
-    details = {"name": character.name, "player": user.username, "invitation": invitation.pk, "joined": joined}
-    event = log(campaign, EventKind.INVITATION_CLAIMED, user, details, [character.pk])
+    payload = events.InvitationClaimed(
+        name=character.name, player=user.username, invitation=invitation.pk, joined=joined
+    )
+    event = log(campaign, user, payload, [character.pk])
     return Outcome(event, [character])
 
 
@@ -231,32 +233,38 @@ def edit_campaign(
     name = campaign.name if name is None else checked_name(name, NAME_LENGTH)
     gm = campaign.gm if gm is None else gm
     party_view = campaign.party_view if party_view is None else party_view
-    pairs: dict[str, list[Any]] = {
-        "name": [campaign.name, name],
-        "gm_id": [campaign.gm_id, gm.pk],
-        "party_view": [campaign.party_view, party_view],
+    pairs: dict[str, tuple[Any, Any]] = {
+        "name": (campaign.name, name),
+        "gm_id": (campaign.gm_id, gm.pk),
+        "party_view": (campaign.party_view, party_view),
     }
     changes = {field: pair for field, pair in pairs.items() if pair[0] != pair[1]}
     if not changes:
         return Outcome(None, [])
     campaign.name, campaign.gm, campaign.party_view = name, gm, party_view
     campaign.save(update_fields=["name", "gm", "party_view"])
-    details: dict[str, Any] = {"changes": changes}
+    payload = events.CampaignEdited(changes=events.CampaignChanges(**changes))
     if "gm_id" in changes:
-        details["gms"] = [_player_name(user_id) for user_id in changes["gm_id"]]
-    return Outcome(log(campaign, EventKind.CAMPAIGN_EDITED, by, details, []), [])
+        old, new = changes["gm_id"]
+        payload.gms = (_player_name(old), _player_name(new))
+    return Outcome(log(campaign, by, payload, []), [])
 
 
 # --- undoing them (rules.actions.undo calls these after restoring the health in the event) ---------------------------
 
 
-def undo_character_added(campaign: Campaign, event: Event) -> None:
+@undoes(events.CharacterAdded)
+def undo_character_added(campaign: Campaign, event: Event, payload: events.CharacterAdded) -> None:
     Character.everyone.filter(pk__in=event.characters, campaign=campaign).update(removed=True)
 
 
-def undo_character_edited(campaign: Campaign, event: Event) -> None:
-    [character] = Character.everyone.select_for_update().filter(pk__in=event.characters, campaign=campaign)
-    changes: dict[str, list[Any]] = event.details["changes"]
+@undoes(events.CharacterEdited)
+def undo_character_edited(campaign: Campaign, event: Event, payload: events.CharacterEdited) -> None:
+    found = list(Character.everyone.select_for_update().filter(pk__in=event.characters, campaign=campaign))
+    if len(found) != 1 or str(found[0].pk) not in event.before:
+        raise events.DamagedEntry("characters", "an edit is about one character of this campaign, with its state")
+    [character] = found
+    changes = events.changed(payload.changes)
     for name, (old, _new) in changes.items():
         setattr(character, name, old)
     if character.player_id is not None and not User.objects.filter(pk=character.player_id).exists():
@@ -265,43 +273,52 @@ def undo_character_edited(campaign: Campaign, event: Event) -> None:
     health = mapping.from_json(event.before[str(character.pk)])
     character.pg, character.died_at = health.pg, health.died_at
     character.save(update_fields=[*changes, "pg", "died_at"])
-    _restore_invitations(event.details.get("revoked", []))
+    _restore_invitations(payload.revoked)
 
 
-def undo_character_removed(campaign: Campaign, event: Event) -> None:
+@undoes(events.CharacterRemoved)
+def undo_character_removed(campaign: Campaign, event: Event, payload: events.CharacterRemoved) -> None:
     Character.everyone.filter(pk__in=event.characters, campaign=campaign).update(removed=False)
-    _restore_invitations(event.details.get("revoked", []))
+    _restore_invitations(payload.revoked)
 
 
-def _restore_invitations(invitation_ids: list[int]) -> None:
-    Invitation.objects.filter(pk__in=invitation_ids, claimed_by=None).update(revoked_at=None)
+def _restore_invitations(invitation_ids: list[int | None]) -> None:
+    Invitation.objects.filter(pk__in=[pk for pk in invitation_ids if pk is not None], claimed_by=None).update(
+        revoked_at=None
+    )
 
 
-def undo_invitation_created(campaign: Campaign, event: Event) -> None:
-    campaign.invitations.filter(pk=event.details["invitation"], claimed_by=None).delete()
+@undoes(events.InvitationCreated)
+def undo_invitation_created(campaign: Campaign, event: Event, payload: events.InvitationCreated) -> None:
+    if payload.invitation is not None:
+        campaign.invitations.filter(pk=payload.invitation, claimed_by=None).delete()
 
 
-def undo_invitation_revoked(campaign: Campaign, event: Event) -> None:
-    _restore_invitations([event.details["invitation"]])
+@undoes(events.InvitationRevoked)
+def undo_invitation_revoked(campaign: Campaign, event: Event, payload: events.InvitationRevoked) -> None:
+    _restore_invitations([payload.invitation])
 
 
-def undo_invitation_claimed(campaign: Campaign, event: Event) -> None:
-    invitation = campaign.invitations.select_for_update().filter(pk=event.details["invitation"]).first()
+@undoes(events.InvitationClaimed)
+def undo_invitation_claimed(campaign: Campaign, event: Event, payload: events.InvitationClaimed) -> None:
+    invitation = campaign.invitations.select_for_update().filter(pk=payload.invitation or 0).first()
     if invitation is None:
         return  # an imported campaign: its links and players stayed on the site it came from
     Character.everyone.filter(pk=invitation.character_id).update(player=None)
-    if event.details.get("joined") and invitation.claimed_by_id is not None:
+    if payload.joined and invitation.claimed_by_id is not None:
         campaign.memberships.filter(user_id=invitation.claimed_by_id).delete()
     invitation.claimed_by, invitation.claimed_at = None, None
     invitation.save(update_fields=["claimed_by", "claimed_at"])
 
 
-def undo_campaign_edited(campaign: Campaign, event: Event) -> None:
-    changes = event.details["changes"]
-    if "name" in changes:
-        campaign.name = changes["name"][0]
-    if "gm_id" in changes and User.objects.filter(pk=changes["gm_id"][0]).exists():
-        campaign.gm_id = changes["gm_id"][0]
-    if "party_view" in changes:
-        campaign.party_view = changes["party_view"][0]
+@undoes(events.CampaignEdited)
+def undo_campaign_edited(campaign: Campaign, event: Event, payload: events.CampaignEdited) -> None:
+    changes = payload.changes
+    if changes.name is not None:
+        campaign.name = changes.name[0]
+    old_gm = None if changes.gm_id is None else changes.gm_id[0]
+    if old_gm is not None and User.objects.filter(pk=old_gm).exists():
+        campaign.gm_id = old_gm
+    if changes.party_view is not None:
+        campaign.party_view = changes.party_view[0]
     campaign.save(update_fields=["name", "gm", "party_view"])

@@ -3,42 +3,20 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import replace
 
 from django.contrib.auth.models import User
-from django.core.exceptions import ObjectDoesNotExist
-from django.db import DataError, IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event, EventKind
-from rules import engine, mapping
-from rules.actions import checks, diseases, sheet
-from rules.actions.core import ActionError, Actor, Loaded, Outcome, finish, load, lock_campaign
+from rules import engine, events, mapping
+from rules.actions import checks, diseases, sheet  # noqa: F401 - each registers its undoers (core.undoes)
+from rules.actions.core import UNDOERS, ActionError, Actor, Loaded, Outcome, finish, load, lock_campaign
 from rules.models import Disease
 
 logger = logging.getLogger(__name__)
-
-# What a log entry that is incomplete or damaged (an imported one: the import checks what it can) makes an undo raise.
-DAMAGED = (IntegrityError, DataError, ObjectDoesNotExist, KeyError, ValueError, TypeError, LookupError)
-
-# What an event changed besides health, put back after the health of before is restored.
-UNDOERS: dict[str, Callable[[Campaign, Event], None]] = {
-    EventKind.CHARACTER_ADDED: sheet.undo_character_added,
-    EventKind.CHARACTER_EDITED: sheet.undo_character_edited,
-    EventKind.CHARACTER_REMOVED: sheet.undo_character_removed,
-    EventKind.INVITATION_CREATED: sheet.undo_invitation_created,
-    EventKind.INVITATION_REVOKED: sheet.undo_invitation_revoked,
-    EventKind.INVITATION_CLAIMED: sheet.undo_invitation_claimed,
-    EventKind.CAMPAIGN_EDITED: sheet.undo_campaign_edited,
-    EventKind.CHECK_CALLED: checks.undo_check_called,
-    EventKind.CHECK_CANCELLED: checks.reopen_checks,
-    EventKind.DISEASE_ADDED: diseases.undo_disease_added,
-    EventKind.DISEASE_EDITED: diseases.undo_disease_edited,
-    EventKind.DISEASE_RETIRED: diseases.undo_disease_retired,
-    EventKind.DISEASE_RESTORED: diseases.undo_disease_restored,
-}
 
 
 @transaction.atomic
@@ -63,45 +41,49 @@ def undo(campaign: Campaign | int, *, by: Actor, event: Event | int | None = Non
         # which raising ActionError out of it then does, and no query runs in between.
         with transaction.atomic(savepoint=False):
             return _undo(campaign, latest, by)
-    except DAMAGED as error:
+    except events.DamagedEntry as error:
         logger.exception("undo of event %s of campaign %s failed: its log entry is damaged", latest.pk, campaign.pk)
         message = _("Este cambio no se puede deshacer: su registro está incompleto o dañado.")
         raise ActionError(message, "event") from error
 
 
 def _undo(campaign: Campaign, latest: Event, by: Actor) -> Outcome:
-    results = [(loaded, _health_before(latest, loaded)) for loaded in load(campaign, _restored(latest), removed=True)]
+    payload = events.payload_of(latest)
+    restored = load(campaign, _restored(latest), removed=True)
+    if len(restored) != len(latest.before):
+        raise events.DamagedEntry("before", "a state of a character that is not in this campaign")
+    results = [(loaded, _health_before(latest, loaded)) for loaded in restored]
     # An illness that becomes a row again needs its disease: checked now, as the foreign key would be at the commit.
     needed = {
         mapping.disease_id(new) for loaded, health in results for new in health.illnesses[len(loaded.illnesses) :]
     }
     if needed and Disease.objects.filter(pk__in=needed).count() != len(needed):
-        raise LookupError(f"an illness of a disease that does not exist: {sorted(needed)}")
-    undoer = UNDOERS.get(latest.action)
+        raise events.DamagedEntry("before", f"an illness of a disease that does not exist: {sorted(needed)}")
+    undoer = UNDOERS.get(type(payload))
     if undoer is not None:
-        undoer(campaign, latest)
-    if "call" in latest.details:
+        undoer(campaign, latest, payload)
+    if getattr(payload, "call", None) is not None:
         checks.reopen_checks(campaign, latest)  # it answered a called check: that check waits for its die again
     latest.undone, latest.undone_at = True, timezone.now()
     latest.undone_by = by if isinstance(by, User) else None
     latest.save(update_fields=["undone", "undone_at", "undone_by"])
     # What was undone travels with the undo, so the log can name it ("Deshecho: Exposición a Peste").
-    details = {
-        "event": latest.pk,
-        "action": latest.action,
-        "undone": {"details": latest.details, "characters": latest.characters},
-    }
-    return finish(
-        campaign, EventKind.UNDO, by, results, details, clock_after=latest.clock_before, characters=latest.characters
-    )
+    undone = events.Undone(details=events.stored(payload), characters=list(latest.characters))
+    details = events.Undo(event=latest.pk, action=EventKind(latest.action), undone=undone)
+    return finish(campaign, by, results, details, clock_after=latest.clock_before, characters=latest.characters)
 
 
 def _restored(event: Event) -> list[int]:
+    if not all(isinstance(pk, str) and pk.isascii() and pk.isdigit() for pk in event.before):
+        raise events.DamagedEntry("before", "states are keyed by character id")
     return sorted(int(pk) for pk in event.before)
 
 
 def _health_before(event: Event, loaded: Loaded) -> engine.Health:
-    before = mapping.from_json(event.before[str(loaded.character.pk)])
+    try:
+        before = mapping.from_json(event.before[str(loaded.character.pk)])
+    except (KeyError, TypeError, ValueError) as error:  # what from_json raises on a state no action wrote
+        raise events.DamagedEntry(f"before.{loaded.character.pk}", str(error)) from error
     if event.action == EventKind.CHARACTER_EDITED:
         return before  # its CON comes back with it
     return replace(before, constitution=loaded.character.constitution)
