@@ -49,10 +49,7 @@ def undo(campaign: Campaign | int, *, by: Actor, event: Event | int | None = Non
 
 def _undo(campaign: Campaign, latest: Event, by: Actor) -> Outcome:
     payload = events.payload_of(latest)
-    restored = load(campaign, _restored(latest), removed=True)
-    if len(restored) != len(latest.before):
-        raise events.DamagedEntry("before", "a state of a character that is not in this campaign")
-    results = [(loaded, _health_before(latest, loaded)) for loaded in restored]
+    results = [(loaded, _health_before(latest, loaded)) for loaded in load(campaign, _restored(latest), removed=True)]
     # An illness that becomes a row again needs its disease: checked now, as the foreign key would be at the commit.
     needed = {
         mapping.disease_id(new) for loaded, health in results for new in health.illnesses[len(loaded.illnesses) :]

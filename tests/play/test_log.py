@@ -240,17 +240,18 @@ def test_the_rules_refusals_reach_the_gm_in_english_too(world: World):
 
 
 def test_an_entry_that_cannot_be_read_is_named_by_its_kind(world: World, caplog):
-    """A damaged entry (an imported log the import's checks missed) costs one line, never the page."""
+    """A damaged entry (rules.events refuses it where it is read) costs one line, never the page; it cannot be
+    undone, and the refusal says so."""
     event = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a).event
     assert event is not None
-    event.details["dice"] = 5  # the entry reads dice["detail"]
+    event.details["dice"] = 5  # not a roll of dice
     event.save(update_fields=["details"])
-    actions.undo(world.campaign_a, by=world.gm_a)
-    undo, damaged = table_log(world.campaign_a)[:2]
+    with pytest.raises(actions.ActionError, match="su registro está incompleto o dañado"):
+        actions.undo(world.campaign_a, by=world.gm_a)
+    [damaged] = table_log(world.campaign_a)[:1]
     assert damaged.title == "daño (registro importado ilegible)" and damaged.lines == []
-    assert undo.title == "Deshecho: daño (registro importado ilegible)"
-    assert [entry.title for entry in sheet_log(world.campaign_a, world.char_a1)][:2] == [undo.title, damaged.title]
-    assert any(record.name == "play.log" and record.exc_info for record in caplog.records)
+    assert [entry.title for entry in sheet_log(world.campaign_a, world.char_a1)][:1] == [damaged.title]
+    assert any(record.name == "play.log" and "details.dice" in record.getMessage() for record in caplog.records)
     assert "registro importado ilegible" in table(world)
 
 
