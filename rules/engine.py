@@ -167,6 +167,21 @@ def penalty_row(pg: int) -> int | None:
     return next(lowest + 1 for lowest, *_rest in _PENALTY_BANDS if pg >= lowest)
 
 
+# The one word a character's condition is said in, by its row of the penalty table (penalty_row; None is the row
+# without penalties, 11 PG or more); the words themselves, in each language, are rules.explained.CONDITIONS.
+CONDITION_OF_ROW = {None: "hurt", 10: "badly-hurt", 8: "badly-hurt", 6: "grave", 4: "grave", 2: "dying", 0: "dead"}
+
+
+def condition_of(health: Health) -> str:
+    """The key of the word for a character's health: "unhurt" at full PG whatever the CON, "dead" when dead, else
+    its row's (CONDITION_OF_ROW)."""
+    if health.dead:
+        return "dead"
+    if health.pg == health.max_pg:
+        return "unhurt"
+    return CONDITION_OF_ROW[penalty_row(health.pg)]
+
+
 def check(die: int, modifier: int, difficulty: int) -> bool:
     return _whole("die", die, None) + _whole("modifier", modifier, None) >= _whole("difficulty", difficulty, None)
 

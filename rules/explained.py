@@ -190,19 +190,6 @@ CONDITIONS = {
     "dying": gettext_lazy("Moribundo"),
     "dead": gettext_lazy("Muerto"),
 }
-# engine.penalty_row → the word's key; None is the row without penalties (11 PG or more).
-_CONDITION_OF_ROW = {None: "hurt", 10: "badly-hurt", 8: "badly-hurt", 6: "grave", 4: "grave", 2: "dying", 0: "dead"}
-
-
-def condition_of(health: engine.Health) -> str:
-    """The key of the word (CONDITIONS) for a character's health: full PG is Ileso, whatever the CON."""
-    if health.dead:
-        return "dead"
-    if health.pg == health.max_pg:
-        return "unhurt"
-    return _CONDITION_OF_ROW[engine.penalty_row(health.pg)]
-
-
 def condition_anchor(key: str) -> str:
     return f"condition-{key}"
 
@@ -212,7 +199,7 @@ def condition_spans() -> dict[str, str]:
     found: dict[str, list[int]] = {}
     pg = 0
     while engine.penalty_row(pg) is not None:
-        found.setdefault(_CONDITION_OF_ROW[engine.penalty_row(pg)], []).append(pg)
+        found.setdefault(engine.CONDITION_OF_ROW[engine.penalty_row(pg)], []).append(pg)
         pg += 1
     spans = {"unhurt": _("sus PG máximos"), "hurt": _("%(n)s o más, sin llegar al máximo") % {"n": pg}}
     for key, values in found.items():

@@ -95,7 +95,7 @@ def health_at(constitution: int, pg: int) -> engine.Health:
 
 @pytest.mark.parametrize(("pg", "key"), SETTLED.items())
 def test_the_word_for_each_pg(pg: int, key: str):
-    assert explained.condition_of(health_at(8, pg)) == key
+    assert engine.condition_of(health_at(8, pg)) == key
 
 
 def test_every_pg_has_the_word_of_its_row_of_the_penalty_table():
@@ -103,7 +103,7 @@ def test_every_pg_has_the_word_of_its_row_of_the_penalty_table():
     for constitution in (1, 2, 8, 30):
         top = engine.max_pg(constitution)
         for pg in range(top + 1):
-            key = explained.condition_of(health_at(constitution, pg))
+            key = engine.condition_of(health_at(constitution, pg))
             if pg == 0:
                 assert key == "dead"
             elif pg == top:
@@ -113,7 +113,7 @@ def test_every_pg_has_the_word_of_its_row_of_the_penalty_table():
                 words = {None: "hurt", 10: "badly-hurt", 8: "badly-hurt", 6: "grave", 4: "grave", 2: "dying"}
                 assert key == words[row], (constitution, pg)
     died = engine.Health(8, died_at=5)
-    assert explained.condition_of(died) == "dead"
+    assert engine.condition_of(died) == "dead"
 
 
 def test_the_words_on_the_rules_page(page, client):
