@@ -16,7 +16,7 @@ lint: venv
 
 test: lint
 	@bash scripts/ensure_chromium.sh
-	@.venv/bin/python scripts/dev.py test $(PYTEST_ARGS)
+	@.venv/bin/python scripts/dev.py test --durations=25 $(PYTEST_ARGS)
 
 # Rebuild the translation catalogues after changing user-facing strings (needs gettext).
 messages: venv

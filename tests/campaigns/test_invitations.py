@@ -4,7 +4,8 @@ from django.urls import reverse
 from campaigns.access import campaigns_of
 from campaigns.models import Event, Invitation, Membership
 from characters.models import Character
-from tests.helpers import HTMX, World, client_for, element_by_id, region_ids
+from tests.helpers import HTMX, World, client_for
+from tests.regions import element_by_id, region_ids
 
 
 def invitation_url(invite: Invitation) -> str:

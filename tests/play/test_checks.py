@@ -9,7 +9,8 @@ from rules import actions
 from rules.actions import Call
 from rules.damage import Attack
 from rules.models import CalledCheck, CheckKind
-from tests.helpers import HTMX, World, client_for, element_by_id, plague, region_ids, reload, snapshot, streamed
+from tests.helpers import HTMX, World, client_for, plague, reload, snapshot, streamed
+from tests.regions import element_by_id, region_ids
 
 FALL = Call(CheckKind.FALL, height_m=10, difficulty=15)
 

@@ -11,7 +11,8 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack, Fall
 from rules.models import Disease
-from tests.helpers import HTMX, element_by_id, on_a_thread, region_ids, streamed
+from tests.helpers import HTMX, on_a_thread, streamed
+from tests.regions import element_by_id, region_ids
 
 
 def anchors_of_rules_page(client) -> set[str]:

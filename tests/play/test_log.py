@@ -12,7 +12,8 @@ from rules import actions, engine
 from rules.damage import Attack, Collision, Drowning, Fall, Gas
 from rules.engine import DAY, HOUR, WEEK
 from rules.models import Disease
-from tests.helpers import World, client_for, element_by_id, plague, reload
+from tests.helpers import World, client_for, plague, reload
+from tests.regions import element_by_id
 
 
 def latest_entry(world: World):

@@ -17,18 +17,8 @@ from play.screens import SCREENS, Screen
 from rules import actions
 from rules.damage import Attack, Fall, Gas
 from rules.models import Disease
-from tests.helpers import (
-    HTMX,
-    World,
-    client_for,
-    element_by_id,
-    on_a_thread,
-    plague,
-    region_ids,
-    reload,
-    snapshot,
-    streamed,
-)
+from tests.helpers import HTMX, World, client_for, on_a_thread, plague, reload, snapshot, streamed
+from tests.regions import element_by_id, region_ids
 
 TOKEN = re.compile(r"[A-Za-z0-9]{64}")  # CSRF tokens: random letters and digits, which could hold any number
 

@@ -6,8 +6,9 @@ import re
 from campaigns.models import Campaign
 from rules import actions, engine
 from rules.damage import Attack
-from tests.helpers import HTMX, World, client_for, element_by_id, plague, regions_in, reload, snapshot
+from tests.helpers import HTMX, World, client_for, plague, reload, snapshot
 from tests.play.test_views import act_url
+from tests.regions import element_by_id, regions_in
 
 
 def hidden_fields(html: str) -> list[tuple[str, str]]:

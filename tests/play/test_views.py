@@ -9,7 +9,8 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack, Gas
 from rules.models import Disease, Illness, Wound
-from tests.helpers import HTMX, World, client_for, element_by_id, elements_of, plague, region_ids, snapshot
+from tests.helpers import HTMX, World, client_for, plague, snapshot
+from tests.regions import element_by_id, elements_of, region_ids
 
 PATIENT_ACTIONS = ("treat_wounds", "treat_illness", "medicate", "exertion")
 

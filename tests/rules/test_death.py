@@ -17,14 +17,7 @@ from play.log_pages import table_log
 from rules import actions, engine
 from rules.damage import Attack, Gas
 from rules.engine import DAY, HOUR, Health, Refused, Wound
-from tests.helpers import (
-    World,
-    client_for,
-    death_invariant_violations,
-    log_mismatches,
-    reload,
-    stored_health,
-)
+from tests.helpers import World, client_for, death_invariant_violations, log_mismatches, reload, stored_health
 
 # --- the engine ------------------------------------------------------------------------------------------------------
 

@@ -12,15 +12,7 @@ from characters.models import Character
 from rules import actions, engine, queries
 from rules.damage import Attack, Gas
 from rules.models import Disease, Illness
-from tests.helpers import (
-    HTMX,
-    client_for,
-    death_invariant_violations,
-    log_mismatches,
-    make_user,
-    plague,
-    run_at_once,
-)
+from tests.helpers import HTMX, client_for, death_invariant_violations, log_mismatches, make_user, plague, run_at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
