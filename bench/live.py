@@ -65,7 +65,7 @@ from django.test.utils import CaptureQueriesContext, override_settings  # noqa: 
 
 from campaigns.models import Campaign, Membership  # noqa: E402
 from characters.models import Character  # noqa: E402
-from play.forms import DamageForm  # noqa: E402
+from play.forms.damage import DamageForm  # noqa: E402
 from tests.servers import database_url, free_port  # noqa: E402
 
 HOST = "127.0.0.1"

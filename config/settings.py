@@ -68,7 +68,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    # last, as django-axes asks: it turns a locked-out login into campaigns.throttle.locked_out
+    # last, as django-axes asks: it turns a locked-out login into play.throttle.locked_out
     "axes.middleware.AxesMiddleware",
 ]
 
@@ -122,17 +122,17 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 # Logins are throttled by django-axes: after LOGIN_FAILURE_LIMIT wrong passwords for one account, or
 # LOGIN_ADDRESS_FAILURE_LIMIT from one client address (a table of players may share one), that account or address is
-# refused for LOGIN_COOLOFF_MINUTES (a right password included; campaigns.throttle). An admin unlocks
+# refused for LOGIN_COOLOFF_MINUTES (a right password included; play.throttle). An admin unlocks
 # at once by deleting the "Access attempts" in /admin/ or with `manage.py axes_reset_username NAME`. The client address
 # is REMOTE_ADDR: behind a proxy, make the proxy pass the real one (uvicorn --proxy-headers --forwarded-allow-ips).
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "8"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
 LOGIN_ADDRESS_FAILURE_LIMIT = max(AXES_FAILURE_LIMIT, int(os.environ.get("LOGIN_ADDRESS_FAILURE_LIMIT", "40")))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # campaigns.throttle.LoginAttempts counts by each
-AXES_HANDLER = "campaigns.throttle.LoginAttempts"
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # play.throttle.LoginAttempts counts by each
+AXES_HANDLER = "play.throttle.LoginAttempts"
 AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_CALLABLE = "campaigns.throttle.locked_out"
+AXES_LOCKOUT_CALLABLE = "play.throttle.locked_out"
 AXES_VERBOSE = False
 AXES_DISABLE_ACCESS_LOG = True  # failures are what it counts; a row per successful login would only grow
 # The largest request body the app reads (config.request_size): a campaign's backup (5 MB) and its form fit.

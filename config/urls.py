@@ -23,9 +23,6 @@ urlpatterns = [
     path("favicon.ico", favicon, name="favicon"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
-    path("", include("campaigns.urls")),
-    path("", include("characters.urls")),
-    path("", include("rules.urls")),
     path("", include("play.urls")),
     path("admin/", admin.site.urls),
 ]

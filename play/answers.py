@@ -14,7 +14,7 @@ from django_htmx.http import reswap
 from django_htmx.middleware import HtmxDetails
 
 from campaigns.models import Campaign
-from play.party import PartyViewForm
+from play.forms.party import PartyViewForm
 from play.screens import Drawing, Touch, changes, clock_form, gm_drawing, touch_of
 from rules import actions, notify
 

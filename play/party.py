@@ -1,21 +1,17 @@
 """What a player sees of their companions, the other characters of the campaign: for each one that the party view
 shows (campaigns.access.companions_seen_by and seen_as say which and how), its name, its player's, and either its
-PG or one word for its condition (rules.explained.condition_of). A Companion holds only what its viewer may read, so
+PG or one word for its condition (rules.engine.condition_of). A Companion holds only what its viewer may read, so
 that no page or stream can show more by mistake."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from campaigns.models import Campaign, PartyView
+from campaigns.models import PartyView
 from characters.models import Character
-from rules import actions, engine, explained
-from rules.actions import Actor
-from rules.forms import refuse
+from rules import engine, explained
 
 # The party views in a few words, for the GM's control, the cards and the log ("" is a character's: the campaign's).
 VIEW_WORDS = {
@@ -59,28 +55,4 @@ def companion(character: Character, health: engine.Health, view: PartyView, band
         return Companion(
             character.name, player, exact=True, pg=health.pg, max_pg=health.max_pg, dead=health.dead, band=band
         )
-    return Companion(character.name, player, exact=False, condition=explained.condition_of(health))
-
-
-class PartyViewForm(forms.Form):
-    """The GM's control: what every player sees of the other players' characters, for the whole campaign (a
-    character's sheet may say otherwise)."""
-
-    party_view = forms.ChoiceField(
-        label=_("Los jugadores ven de los demás"), choices=[(view, VIEW_WORDS[view]) for view in PartyView.values]
-    )
-
-    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
-        kwargs.setdefault("label_suffix", "")
-        kwargs.setdefault("auto_id", "%s")
-        kwargs["initial"] = {"party_view": campaign.party_view}
-        super().__init__(*args, **kwargs)
-        self.campaign = campaign
-
-    def perform(self, by: Actor) -> actions.Outcome:
-        campaign = self.campaign
-        view = self.cleaned_data["party_view"]
-        return actions.edit_campaign(campaign, party_view=view, by=by)  # only that: a rename meanwhile stays
-
-    def refuse(self, error: actions.ActionError) -> None:
-        refuse(self, error)
+    return Companion(character.name, player, exact=False, condition=engine.condition_of(health))

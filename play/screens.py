@@ -38,10 +38,11 @@ from campaigns.models import Campaign, Event, EventKind, PartyView
 from characters.models import Character
 from play.cards import Card, cards_for
 from play.checks import open_calls, pending_lines
-from play.forms import AdvanceForm
+from play.forms.advance import AdvanceForm
+from play.forms.party import PartyViewForm
 from play.log import entry_for
 from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, entries_for, names_in
-from play.party import PartyViewForm, companion
+from play.party import companion
 from play.timeline import timeline_for
 from rules.models import CalledCheck, CallStatus
 from rules.queries import latest_undoable

@@ -1,27 +1,68 @@
-from django.urls import path
+"""Every page's address. The names are unnamespaced (`home`, `campaign`, `character_edit`, `diseases`, `rules`…)."""
 
-from play import check_views, live, views
+from django.urls import path, register_converter
+
+from campaigns.models import TOKEN_PATTERN
+from play import live
+from play.views import accounts, campaigns, characters, checks, diseases, rules_page, table
+
+
+class TokenConverter:
+    """An invitation's token in its link (campaigns.models.TOKEN_PATTERN)."""
+
+    regex = TOKEN_PATTERN
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(TokenConverter, "token")
 
 CAMPAIGN = "campaigns/<int:campaign_id>/"
+CHARACTER = CAMPAIGN + "characters/<int:character_id>/"
+DISEASES = CAMPAIGN + "diseases/"
 
 urlpatterns = [
-    path(CAMPAIGN, views.campaign, name="campaign"),
+    # campaigns, accounts and invitations
+    path("", campaigns.home, name="home"),
+    path("accounts/login/", accounts.LoginView.as_view(), name="login"),
+    path("accounts/signup/", accounts.signup, name="signup"),
+    path("campaigns/new/", campaigns.campaign_create, name="campaign_create"),
+    path("campaigns/import/", campaigns.campaign_import, name="campaign_import"),
+    path(CAMPAIGN + "export/", campaigns.campaign_export, name="campaign_export"),
+    path(CAMPAIGN + "delete/", campaigns.campaign_delete, name="campaign_delete"),
+    path("invite/<token:token>/", campaigns.invitation, name="invitation"),
+    # character sheets
+    path(CAMPAIGN + "characters/new/", characters.character_create, name="character_create"),
+    path(CHARACTER + "edit/", characters.character_edit, name="character_edit"),
+    path(CHARACTER + "delete/", characters.character_delete, name="character_delete"),
+    # the rules and the campaign's diseases
+    path("rules/", rules_page.rules_page, name="rules"),
+    path(DISEASES, diseases.disease_list, name="diseases"),
+    path(DISEASES + "new/", diseases.disease_create, name="disease_create"),
+    path(DISEASES + "<int:disease_id>/edit/", diseases.disease_edit, name="disease_edit"),
+    path(DISEASES + "<int:disease_id>/retire/", diseases.disease_retire, name="disease_retire"),
+    # the table, the players' pages and sheets, and the table's actions
+    path(CAMPAIGN, table.campaign, name="campaign"),
     path(CAMPAIGN + "stream/", live.campaign_stream, name="campaign_stream"),
-    path(CAMPAIGN + "characters/<int:character_id>/", views.character, name="character"),
-    path(CAMPAIGN + "log/", views.campaign_log, name="campaign_log"),
-    path(CAMPAIGN + "characters/<int:character_id>/log/", views.character_log, name="character_log"),
-    path(CAMPAIGN + "act/damage/", views.damage, name="damage"),
-    path(CAMPAIGN + "act/expose/", views.expose, name="expose"),
-    path(CAMPAIGN + "act/advance/", views.advance, name="advance"),
-    path(CAMPAIGN + "act/treat_wounds/", views.treat_wounds, name="treat_wounds"),
-    path(CAMPAIGN + "act/treat_illness/", views.treat_illness, name="treat_illness"),
-    path(CAMPAIGN + "act/medicate/", views.medicate, name="medicate"),
-    path(CAMPAIGN + "act/exertion/", views.exertion, name="exertion"),
-    path(CAMPAIGN + "act/answer_check/", check_views.answer_check, name="answer_check"),
-    path(CAMPAIGN + "act/cancel_check/", check_views.cancel_check, name="cancel_check"),
-    path(CAMPAIGN + "act/close/", views.close_form, name="close_form"),
-    path(CAMPAIGN + "party-view/", views.party_view, name="party_view"),
-    path(CAMPAIGN + "undo/", views.undo, name="undo"),
-    path(CAMPAIGN + "characters/<int:character_id>/invite/", views.invite, name="character_invite"),
-    path(CAMPAIGN + "invitations/<int:invitation_id>/revoke/", views.revoke_invitation, name="invitation_revoke"),
+    path(CHARACTER, table.character, name="character"),
+    path(CAMPAIGN + "log/", table.campaign_log, name="campaign_log"),
+    path(CHARACTER + "log/", table.character_log, name="character_log"),
+    path(CAMPAIGN + "act/damage/", table.damage, name="damage"),
+    path(CAMPAIGN + "act/expose/", table.expose, name="expose"),
+    path(CAMPAIGN + "act/advance/", table.advance, name="advance"),
+    path(CAMPAIGN + "act/treat_wounds/", table.treat_wounds, name="treat_wounds"),
+    path(CAMPAIGN + "act/treat_illness/", table.treat_illness, name="treat_illness"),
+    path(CAMPAIGN + "act/medicate/", table.medicate, name="medicate"),
+    path(CAMPAIGN + "act/exertion/", table.exertion, name="exertion"),
+    path(CAMPAIGN + "act/answer_check/", checks.answer_check, name="answer_check"),
+    path(CAMPAIGN + "act/cancel_check/", checks.cancel_check, name="cancel_check"),
+    path(CAMPAIGN + "act/close/", table.close_form, name="close_form"),
+    path(CAMPAIGN + "party-view/", table.party_view, name="party_view"),
+    path(CAMPAIGN + "undo/", table.undo, name="undo"),
+    path(CHARACTER + "invite/", table.invite, name="character_invite"),
+    path(CAMPAIGN + "invitations/<int:invitation_id>/revoke/", table.revoke_invitation, name="invitation_revoke"),
 ]

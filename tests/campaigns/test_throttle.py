@@ -1,4 +1,4 @@
-"""Logins and sign-ups are throttled (django-axes and campaigns.throttle): a brute force is stopped and says so."""
+"""Logins and sign-ups are throttled (django-axes and play.throttle): a brute force is stopped and says so."""
 
 import pytest
 from axes.models import AccessAttempt

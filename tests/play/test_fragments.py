@@ -15,20 +15,12 @@ from django.utils import timezone
 from campaigns import access
 from campaigns.models import Invitation
 from characters.models import Character
-from play.forms import AdvanceForm
+from play.forms.advance import AdvanceForm
 from rules import actions
 from rules.damage import Attack, Gas
 from rules.models import Disease, Illness
-from tests.helpers import (
-    World,
-    client_for,
-    element_by_id,
-    make_user,
-    on_a_thread,
-    plague,
-    regions_in,
-    streamed,
-)
+from tests.helpers import World, client_for, make_user, on_a_thread, plague, streamed
+from tests.regions import element_by_id, regions_in
 
 TOKEN = re.compile(r'(value="|"X-CSRFToken": ")[A-Za-z0-9]{64}"')
 CSRF_INPUT = re.compile(r'<input type="hidden" name="csrfmiddlewaretoken" value="[A-Za-z0-9]{64}">')

@@ -1,7 +1,9 @@
-"""The table as people see it: the GM's table, a player's page, a character's sheet, and one view per rules action.
+"""The table as people see it: the GM's table, a player's page, a character's sheet, their logs, and one view per
+action on the table.
 
-Views are thin: a form checks the input and one action of rules.actions runs. An action answers htmx with the table
-(or the form again, with its messages, on a refusal) and a plain browser with a redirect (or a page with the form).
+Views are thin: a form checks the input and applies one action of rules.actions (play.forms.base.ActionForm). An
+action answers htmx with the table (or the form again, with its messages, on a refusal) and a plain browser with a
+redirect (or a page with the form).
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from django_htmx.http import reswap, retarget
 from campaigns import access
 from campaigns.models import Campaign
 from characters.models import Character
-from play import forms
 from play.answers import (
     PARTY_VIEW,
     HtmxHttpRequest,
@@ -27,8 +28,13 @@ from play.answers import (
     answers_in_place,
     render_changes,
 )
+from play.forms.advance import AdvanceForm
+from play.forms.base import TableActionForm
+from play.forms.care import ExertionForm, MedicateForm, TreatIllnessForm, TreatWoundsForm
+from play.forms.damage import DamageForm, ExposeForm
+from play.forms.fields import digits, posted
+from play.forms.party import PartyViewForm
 from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, log_page, sheet_log, table_log
-from play.party import PartyViewForm
 from play.preview import preview_in_words
 from play.screens import (
     Drawing,
@@ -39,7 +45,6 @@ from play.screens import (
     view_of,
 )
 from rules import actions
-from rules.forms import digits, posted
 
 type Initial = dict[str, str | list[str]]
 
@@ -161,15 +166,16 @@ def form_kwargs(request: HtmxHttpRequest, campaign: Campaign) -> dict[str, objec
 def answer(
     request: HtmxHttpRequest,
     campaign: Campaign,
-    form: forms.CampaignForm,
+    form: TableActionForm,
     title: str,
     url_name: str,
     patient: Character | None = None,
     template: str = "components/action_form.html",
-    on_refusal: Callable[[actions.ActionError], HttpResponse | None] | None = None,
+    on_action_error: Callable[[actions.ActionError], HttpResponse | None] | None = None,
 ) -> HttpResponse:
-    """GET: the form (a fragment for htmx, a page without). POST: run the action and answer with the table, or with
-    the form and its messages when something is wrong or its choices changed since it was drawn."""
+    """GET: the form (a fragment for htmx, a page without). POST: apply the action and answer with the table, or with
+    the form and its messages when something is wrong or its choices changed since it was drawn (or with what
+    `on_action_error` answers to the action's error, if anything)."""
     slot = slot_of(request)
     context = {
         "campaign": campaign,
@@ -190,16 +196,14 @@ def answer(
         message = _("La mesa ha cambiado desde que abriste este formulario: revisa las opciones y vuelve a enviarlo.")
         form.add_error(None, message)
     elif form.is_valid():
-        try:
-            outcome = form.perform(request.user)
-        except actions.ActionError as error:
-            if on_refusal is not None and (answered := on_refusal(error)) is not None:
-                return answered
-            form.refuse(error)
-        else:
+        outcome = form.apply(request.user)
+        if outcome is not None:
             if not request.htmx:
                 return redirect("campaign", campaign.pk)
             return render_changes(request, campaign, outcome, slot)
+        error = form.action_error
+        if on_action_error is not None and error is not None and (answered := on_action_error(error)) is not None:
+            return answered
     if not request.htmx:
         status = 400 if request.method == "POST" else 200
         return render(request, "action_page.html", {**context, "template": template}, status=status)
@@ -217,7 +221,7 @@ def answer(
 def damage(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     patient = chosen_character(request, campaign)
-    form = forms.DamageForm(**form_kwargs(request, campaign), initial=initial_of(request, patient), dice_for=patient)
+    form = DamageForm(**form_kwargs(request, campaign), initial=initial_of(request, patient), dice_for=patient)
     return answer(request, campaign, form, _("Aplicar daño"), "damage", patient)
 
 
@@ -226,7 +230,7 @@ def damage(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
 def expose(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     patient = chosen_character(request, campaign)
-    form = forms.ExposeForm(**form_kwargs(request, campaign), initial=initial_of(request, patient), dice_for=patient)
+    form = ExposeForm(**form_kwargs(request, campaign), initial=initial_of(request, patient), dice_for=patient)
     return answer(request, campaign, form, _("Exponer a una enfermedad"), "expose", patient)
 
 
@@ -234,7 +238,7 @@ def expose(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def advance(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
-    form = forms.AdvanceForm(**form_kwargs(request, campaign))
+    form = AdvanceForm(**form_kwargs(request, campaign))
     if request.method == "POST" and request.htmx and not form.stale() and form.is_valid() and form.previewing:
         return render_preview(request, campaign, form, "")
 
@@ -244,16 +248,14 @@ def advance(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
 
     title = _("Avanzar el reloj")
     return answer(
-        request, campaign, form, title, "advance", template="components/clock_form.html", on_refusal=fresh_preview
+        request, campaign, form, title, "advance", template="components/clock_form.html", on_action_error=fresh_preview
     )
 
 
-def render_preview(request: HtmxHttpRequest, campaign: Campaign, form: forms.AdvanceForm, note: str) -> HttpResponse:
+def render_preview(request: HtmxHttpRequest, campaign: Campaign, form: AdvanceForm, note: str) -> HttpResponse:
     """What the advance will do, under the clock (#advance-preview), with "Aplicar" to commit exactly that."""
-    try:
-        preview = form.preview()
-    except actions.ActionError as error:
-        form.refuse(error)
+    preview = form.attempt(form.preview)
+    if preview is None:
         context = {"campaign": campaign, "form": form, "drawing": gm_drawing(campaign, request)}
         response = render(request, "components/clock_form.html", context, status=422)
         return reswap(retarget(response, "#form-advance"), "outerHTML")
@@ -274,7 +276,7 @@ def render_preview(request: HtmxHttpRequest, campaign: Campaign, form: forms.Adv
 def treat_wounds(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     patient = patient_of(request, campaign)
-    form = forms.TreatWoundsForm(**form_kwargs(request, campaign), patient=patient)
+    form = TreatWoundsForm(**form_kwargs(request, campaign), patient=patient)
     return answer(request, campaign, form, _("Tratar heridas"), "treat_wounds", patient)
 
 
@@ -283,7 +285,7 @@ def treat_wounds(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
 def treat_illness(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     patient = patient_of(request, campaign)
-    form = forms.TreatIllnessForm(**form_kwargs(request, campaign), patient=patient)
+    form = TreatIllnessForm(**form_kwargs(request, campaign), patient=patient)
     return answer(request, campaign, form, _("Tratar una enfermedad"), "treat_illness", patient)
 
 
@@ -292,7 +294,7 @@ def treat_illness(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
 def medicate(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     patient = patient_of(request, campaign)
-    form = forms.MedicateForm(**form_kwargs(request, campaign), patient=patient)
+    form = MedicateForm(**form_kwargs(request, campaign), patient=patient)
     return answer(request, campaign, form, _("Dar medicamentos"), "medicate", patient)
 
 
@@ -301,7 +303,7 @@ def medicate(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
 def exertion(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     patient = patient_of(request, campaign)
-    form = forms.ExertionForm(**form_kwargs(request, campaign), patient=patient)
+    form = ExertionForm(**form_kwargs(request, campaign), patient=patient)
     return answer(request, campaign, form, _("Tirada de esfuerzo"), "exertion", patient)
 
 
@@ -311,15 +313,10 @@ def party_view(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     """What the other players see of the characters, for the whole campaign: the GM's control on the table."""
     campaign = access.campaign_for_gm(request.user, campaign_id)
     form = PartyViewForm(posted(request), campaign=campaign)
-    if request.method == "POST" and form.is_valid():
-        try:
-            outcome = form.perform(request.user)
-        except actions.ActionError as error:
-            form.refuse(error)
-        else:
-            if not request.htmx:
-                return redirect("campaign", campaign.pk)
-            return render_changes(request, campaign, outcome, PARTY_VIEW)
+    if request.method == "POST" and form.is_valid() and (outcome := form.apply(request.user)) is not None:
+        if not request.htmx:
+            return redirect("campaign", campaign.pk)
+        return render_changes(request, campaign, outcome, PARTY_VIEW)
     template = "components/party_view_form.html"
     context = {"campaign": campaign, "form": form, "title": _("Lo que ven los demás jugadores"), "template": template}
     if not request.htmx:

@@ -5,7 +5,6 @@ A disease someone has had is never deleted (history points at it): it is retired
 """
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -13,8 +12,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns.access import campaign_for_gm
 from campaigns.models import Campaign
-from rules import actions, explained
-from rules.forms import DiseaseForm, posted, refuse
+from play.forms.diseases import DiseaseForm
+from play.forms.fields import posted
+from rules import actions
 from rules.models import Disease
 
 
@@ -39,15 +39,10 @@ def disease_list(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def disease_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = campaign_for_gm(request.user, campaign_id)
-    form = DiseaseForm(posted(request))
-    if request.method == "POST" and form.is_valid():
-        try:
-            actions.add_disease(campaign, form.sheet(), by=request.user)
-        except actions.ActionError as error:
-            refuse(form, error)
-        else:
-            messages.success(request, _("Enfermedad «%(name)s» creada.") % {"name": form.sheet().name})
-            return redirect("diseases", campaign.pk)
+    form = DiseaseForm(posted(request), campaign=campaign)
+    if request.method == "POST" and form.is_valid() and form.apply(request.user) is not None:
+        messages.success(request, _("Enfermedad «%(name)s» creada.") % {"name": form.sheet().name})
+        return redirect("diseases", campaign.pk)
     return render(
         request, "disease_form.html", {"campaign": campaign, "form": form}, status=400 if form.errors else 200
     )
@@ -57,16 +52,10 @@ def disease_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def disease_edit(request: HttpRequest, campaign_id: int, disease_id: int) -> HttpResponse:
     campaign = campaign_for_gm(request.user, campaign_id)
     disease = get_disease_for_gm(campaign, disease_id)
-    form = DiseaseForm(posted(request), disease=disease)
-    if request.method == "POST" and form.is_valid():
-        try:
-            # Illnesses copy the numbers when they start, so this rewrites no one's history.
-            actions.edit_disease(campaign, disease, form.sheet(), by=request.user)
-        except actions.ActionError as error:
-            refuse(form, error)
-        else:
-            messages.success(request, _("Enfermedad «%(name)s» guardada.") % {"name": form.sheet().name})
-            return redirect("diseases", campaign.pk)
+    form = DiseaseForm(posted(request), campaign=campaign, disease=disease)
+    if request.method == "POST" and form.is_valid() and form.apply(request.user) is not None:
+        messages.success(request, _("Enfermedad «%(name)s» guardada.") % {"name": form.sheet().name})
+        return redirect("diseases", campaign.pk)
     return render(
         request,
         "disease_form.html",
@@ -92,9 +81,3 @@ def disease_retire(request: HttpRequest, campaign_id: int, disease_id: int) -> H
     except actions.ActionError as error:
         messages.error(request, error.message)
     return redirect("diseases", campaign.pk)
-
-
-@login_not_required
-def rules_page(request: HttpRequest) -> HttpResponse:
-    """The rules as the app applies them, for anyone: players look up a penalty without an account."""
-    return render(request, "rules.html", {"sections": explained.sections()})

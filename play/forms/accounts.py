@@ -1,17 +1,12 @@
+"""The forms of accounts: logging in and signing up."""
+
+from __future__ import annotations
+
 from typing import Any, cast
 
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.validators import MaxLengthValidator
-from django.utils.translation import gettext_lazy as _
-
-from .models import Campaign
-
-
-class CampaignForm(forms.ModelForm):
-    class Meta:
-        model = Campaign
-        fields = ["name"]
 
 
 class LoginForm(AuthenticationForm):
@@ -27,15 +22,3 @@ class LoginForm(AuthenticationForm):
 class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         fields = ("username",)
-
-
-class CampaignImportForm(forms.Form):
-    file = forms.FileField(label=_("Copia de la campaña (.json)"))
-
-
-class CampaignDeleteForm(forms.Form):
-    name = forms.CharField(
-        label=_("Nombre de la campaña"),
-        max_length=200,
-        widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "off", "spellcheck": "false"}),
-    )

@@ -10,16 +10,21 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign
+from play.forms.base import ActionForm
+from play.forms.fields import RowChoiceField, WholeNumberField
 from rules import actions, engine
 from rules.actions import Actor
 from rules.actions.checks import die_sides
-from rules.forms import RowChoiceField, WholeNumberField
 from rules.models import CalledCheck, CallStatus
 
 
-class CheckAnswerForm(forms.Form):
+class CheckAnswerForm(ActionForm[Actor, actions.Outcome], forms.Form):
     """A called check's answer: the die rolled at the table, or "the server rolls". Only the checks this audience may
     answer can be chosen (its own characters', or every one for the GM), and only while they wait."""
+
+    # Only a die the action refuses is said beside it; anything else (the check answered meanwhile) above the check,
+    # which is drawn again with it.
+    action_fields = {"die": "die", "*": None}
 
     check = RowChoiceField(
         queryset=CalledCheck.objects.none(),
@@ -60,8 +65,10 @@ class CheckAnswerForm(forms.Form):
         return actions.answer_check(data["check"].campaign_id, data["check"], by=by, die=data["die"])
 
 
-class CheckCancelForm(forms.Form):
+class CheckCancelForm(ActionForm[Actor, actions.Outcome], forms.Form):
     """The GM takes back one or several called checks still waiting."""
+
+    action_fields = {"*": None}  # whatever the action says, above the calls
 
     checks = forms.ModelMultipleChoiceField(
         queryset=CalledCheck.objects.none(),

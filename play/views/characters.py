@@ -1,6 +1,6 @@
-"""A character's sheet data, as the GM keeps it: add, edit, remove, and invite a player to take it. Each page calls
-one action of rules.actions, so every change is locked, logged, undoable and seen live. (An invitation link is made
-from the card on the table: play.views.invite.)"""
+"""A character's sheet data, as the GM keeps it: add, edit, remove. Each page applies one action of rules.actions, so
+every change is locked, logged, undoable and seen live. (An invitation link is made from the card on the table:
+play.views.table.invite.)"""
 
 from django.contrib import messages
 from django.forms.models import model_to_dict
@@ -10,33 +10,24 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from campaigns.access import campaign_for_gm, character_for_gm
-from characters.forms import CharacterForm
+from play.forms.characters import CharacterForm
+from play.forms.fields import posted
 from rules import actions
 from rules.actions import SHEET_FIELDS
-from rules.forms import posted, refuse
 
 
 def sheet_form_page(request: HttpRequest, form: CharacterForm, context: dict[str, object]) -> HttpResponse:
     return render(request, "character_form.html", {**context, "form": form}, status=400 if form.errors else 200)
 
 
-def refused(form: CharacterForm, error: actions.ActionError) -> None:
-    refuse(form, error, {"player_id": "player"})
-
-
 @require_http_methods(["GET", "POST"])
 def character_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = campaign_for_gm(request.user, campaign_id)
     form = CharacterForm(posted(request), campaign=campaign)
-    if request.method == "POST" and form.is_valid():
-        try:
-            outcome = actions.add_character(campaign, form.sheet(), by=request.user)
-        except actions.ActionError as error:
-            refused(form, error)
-        else:
-            [character] = outcome.characters
-            messages.success(request, _("Personaje «%(name)s» creado.") % {"name": character.name})
-            return redirect("campaign", campaign.pk)
+    if request.method == "POST" and form.is_valid() and (outcome := form.apply(request.user)) is not None:
+        [character] = outcome.characters
+        messages.success(request, _("Personaje «%(name)s» creado.") % {"name": character.name})
+        return redirect("campaign", campaign.pk)
     return sheet_form_page(request, form, {"campaign": campaign})
 
 
@@ -44,19 +35,13 @@ def character_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def character_edit(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
     character = character_for_gm(request.user, campaign_id, character_id)
     initial = model_to_dict(character, fields=[name.removesuffix("_id") for name in SHEET_FIELDS])
-    # No instance: the form never writes into the character; the action re-reads it under the campaign's lock.
-    form = CharacterForm(posted(request), initial=initial, campaign=character.campaign)
-    if request.method == "POST" and form.is_valid():
-        try:
-            outcome = actions.edit_character(character.campaign, character, form.sheet(), by=request.user)
-        except actions.ActionError as error:
-            refused(form, error)
+    form = CharacterForm(posted(request), initial=initial, campaign=character.campaign, character=character)
+    if request.method == "POST" and form.is_valid() and (outcome := form.apply(request.user)) is not None:
+        if outcome.event is None:
+            messages.info(request, _("Nada que guardar: la hoja ya decía eso."))
         else:
-            if outcome.event is None:
-                messages.info(request, _("Nada que guardar: la hoja ya decía eso."))
-            else:
-                messages.success(request, _("Personaje «%(name)s» guardado.") % {"name": outcome.characters[0].name})
-            return redirect("campaign", campaign_id)
+            messages.success(request, _("Personaje «%(name)s» guardado.") % {"name": outcome.characters[0].name})
+        return redirect("campaign", campaign_id)
     return sheet_form_page(request, form, {"campaign": character.campaign, "character": character})
 
 

@@ -1,3 +1,7 @@
+"""A character's sheet as the GM keeps it, added or edited (rules.actions.add_character and edit_character)."""
+
+from __future__ import annotations
+
 from typing import Any, cast
 
 from django import forms
@@ -6,12 +10,17 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign
 from characters.models import Character
-from rules.actions import Sheet
-from rules.forms import RowChoiceField, WholeNumberField
+from play.forms.base import ActionForm
+from play.forms.fields import RowChoiceField, WholeNumberField
+from rules import actions
+from rules.actions import Actor, Sheet
 
 
-class CharacterForm(forms.ModelForm):
-    """A character's sheet. It only checks what a person can get wrong; rules.actions writes it (add or edit)."""
+class CharacterForm(ActionForm[Actor, actions.Outcome], forms.ModelForm):
+    """A character's sheet. It only checks what a person can get wrong; rules.actions writes it: a new character, or
+    `character`'s sheet edited."""
+
+    action_fields = {"player_id": "player"}
 
     class Meta:
         model = Character
@@ -22,8 +31,11 @@ class CharacterForm(forms.ModelForm):
             **dict.fromkeys(("constitution", "jump", "heal_wounds", "weight_kg"), WholeNumberField),
         }
 
-    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, campaign: Campaign, character: Character | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        # No instance: the form never writes into the character; the action re-reads it under the campaign's lock.
+        self.character = character
         # A character can only belong to someone who already plays in this campaign; others join by invitation.
         player = cast(forms.ModelChoiceField, self.fields["player"])
         player.queryset = get_user_model().objects.filter(memberships__campaign=campaign)
@@ -48,3 +60,8 @@ class CharacterForm(forms.ModelForm):
             player_id=None if player is None else player.pk,
             party_view=data["party_view"],
         )
+
+    def perform(self, by: Actor) -> actions.Outcome:
+        if self.character is None:
+            return actions.add_character(self.campaign, self.sheet(), by=by)
+        return actions.edit_character(self.campaign, self.character, self.sheet(), by=by)

@@ -13,8 +13,8 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns.forms import LoginForm
 from campaigns.models import Signup
+from play.forms.accounts import LoginForm
 
 
 class LoginAttempts(AxesDatabaseHandler):
@@ -71,5 +71,6 @@ def record_signup(request: HttpRequest) -> None:
     Signup.objects.filter(at__lt=timezone.now() - timedelta(hours=2)).delete()
 
 
-def signup_refused() -> str:
+def too_many_signups_message() -> str:
+    """What the sign-up page says when this address has made SIGNUPS_PER_HOUR accounts in the last hour."""
     return _("Se han creado demasiadas cuentas desde esta dirección. Vuelve a intentarlo dentro de una hora.")

@@ -4,8 +4,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from campaigns.clock import format_clock, format_duration, parse_duration
 from campaigns.models import Campaign
+from play.forms.fields import digits
 from rules import actions
-from rules.forms import digits
 
 
 class Command(BaseCommand):

@@ -1,5 +1,5 @@
-"""The form of the disease pages (rules.views): a campaign's own diseases, added and edited by its GM. Also the fields
-every form of the game uses for numbers and for rows chosen by id (play.forms, characters.forms)."""
+"""The generic web helpers every form of the site uses: numbers and row ids in ASCII digits only (RULES.md section
+7.11), what a POST sent, and an action's ActionError put on the form it came from."""
 
 from __future__ import annotations
 
@@ -11,10 +11,8 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, QueryDict
 from django.utils.datastructures import MultiValueDict
-from django.utils.translation import gettext_lazy as _
 
-from rules.actions import ActionError, DiseaseSheet
-from rules.models import PENALTY_MIN, PG_PER_WEEK_MAX, Category, Disease
+from rules.actions import ActionError
 
 _WHOLE_NUMBER = re.compile(r"\s*[-+]?[0-9]+\s*")
 
@@ -47,10 +45,11 @@ def digits(text: object) -> int | None:
     return None
 
 
-def refuse(form: forms.BaseForm, error: ActionError, aliases: Mapping[str, str] | None = None) -> None:
-    """An action's refusal on its form: beside the field it is about (the action's name for a field may differ from
-    the form's: `aliases`), or above the form."""
-    field = (aliases or {}).get(error.field or "", error.field)
+def add_action_error(form: forms.BaseForm, error: ActionError, aliases: Mapping[str, str | None] | None = None) -> None:
+    """An action's ActionError on its form: beside the field it is about, or above the form. `aliases` maps the
+    action's name for a field to the form's (None: above the form); "*" stands for every other name, and for none."""
+    aliases = aliases or {}
+    field = aliases.get(error.field or "", aliases.get("*", error.field))
     form.add_error(field if field in form.fields else None, error.message)
 
 
@@ -62,35 +61,3 @@ def posted(request: HttpRequest) -> QueryDict | None:
 
 def posted_files(request: HttpRequest) -> MultiValueDict | None:
     return request.FILES if request.method == "POST" else None
-
-
-class DiseaseForm(forms.Form):
-    """What a person can get wrong in a disease; rules.actions checks the rest (the name, the weekly loss)."""
-
-    name = forms.CharField(label=_("nombre"), max_length=80)
-    category = forms.ChoiceField(label=_("categoría"), choices=Category.choices)
-    penalty = WholeNumberField(
-        label=_("penalización a todas las tiradas"),
-        min_value=PENALTY_MIN,
-        max_value=0,
-        help_text=_("Un número entero ≤ 0."),
-        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
-    )
-    pg_per_week = WholeNumberField(
-        label=_("PG perdidos por semana"),
-        required=False,
-        min_value=1,
-        max_value=PG_PER_WEEK_MAX,
-        help_text=_("Solo enfermedades graves: un número ≥ 1."),
-        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
-    )
-
-    def __init__(self, *args: Any, disease: Disease | None = None, **kwargs: Any) -> None:
-        if disease is not None:
-            kwargs.setdefault("initial", {name: getattr(disease, name) for name in self.base_fields})
-        super().__init__(*args, **kwargs)
-        self.fields["penalty"].error_messages["max_value"] = _("La penalización debe ser 0 o negativa.")
-
-    def sheet(self) -> DiseaseSheet:
-        data = self.cleaned_data
-        return DiseaseSheet(data["name"], data["category"], data["penalty"], data["pg_per_week"])

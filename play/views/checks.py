@@ -15,8 +15,8 @@ from django_htmx.http import reswap, retarget
 from campaigns import access
 from campaigns.models import Campaign
 from play.answers import HtmxHttpRequest, answers_in_place, in_place, part, render_changes, touched_by
-from play.check_forms import CheckAnswerForm, CheckCancelForm
 from play.checks import CheckLine, open_calls, pending_lines, with_penalties
+from play.forms.checks import CheckAnswerForm, CheckCancelForm
 from play.log import outcome_lines
 from play.screens import Drawing, site_of, view_of
 from rules import actions
@@ -34,16 +34,11 @@ def answer_check(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     form = CheckAnswerForm(request.POST, checks=checks.select_related("character", "disease"))
     where = request.POST.get("where", "page")
     where = where if where in ("page", "sheet", "table") and (where != "table" or audience.is_gm) else "page"
-    if form.is_valid():
-        try:
-            outcome = form.perform(request.user)
-        except actions.ActionError as error:
-            form.add_error("die" if error.field == "die" else None, error.message)
-        else:
-            return checked(request, campaign, audience, outcome, where)
+    if form.is_valid() and (outcome := form.apply(request.user)) is not None:
+        return checked(request, campaign, audience, outcome, where)
     errors = [str(message) for messages in form.errors.values() for message in messages]
     if not request.htmx:
-        return refused_page(request, campaign, audience, form, errors)
+        return checks_with_reasons_page(request, campaign, audience, form, errors)
     check = form.cleaned_data.get("check") if "check" not in form.errors else None
     if check is None:
         # Answered or cancelled meanwhile (another tab, the GM): the list as it is now, with the reason.
@@ -99,7 +94,7 @@ def owed_checks(
     return reswap(retarget(response, "#my-checks"), "innerHTML")
 
 
-def refused_page(
+def checks_with_reasons_page(
     request: HtmxHttpRequest, campaign: Campaign, audience: access.Audience, form: Form, errors: list[str]
 ) -> HttpResponse:
     """Without htmx, a refused die or cancellation: its reasons and the checks still waiting; nothing done (400)."""
@@ -118,17 +113,12 @@ def cancel_check(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     """The GM takes back called checks still waiting."""
     campaign = access.campaign_for_gm(request.user, campaign_id)
     form = CheckCancelForm(request.POST, campaign=campaign)
-    if form.is_valid():
-        try:
-            outcome = form.perform(request.user)
-        except actions.ActionError as error:
-            form.add_error(None, error.message)
-        else:
-            if not request.htmx:
-                return redirect("campaign", campaign.pk)
-            return render_changes(request, campaign, outcome, "checks")
+    if form.is_valid() and (outcome := form.apply(request.user)) is not None:
+        if not request.htmx:
+            return redirect("campaign", campaign.pk)
+        return render_changes(request, campaign, outcome, "checks")
     errors = [str(message) for messages in form.errors.values() for message in messages]
     said = " ".join(errors)
     if not request.htmx:
-        return refused_page(request, campaign, access.table_of(campaign), form, errors)
+        return checks_with_reasons_page(request, campaign, access.table_of(campaign), form, errors)
     return owed_checks(request, campaign, access.table_of(campaign), "table", said, status=422)

@@ -1,0 +1,68 @@
+"""Accounts: logging in and signing up, each saying who invited the visitor when they are on their way to an
+invitation."""
+
+import re
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_not_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_http_methods
+
+from campaigns.models import TOKEN_PATTERN, Invitation
+from play import throttle
+from play.forms.accounts import LoginForm, SignupForm
+from play.forms.fields import posted
+
+
+def invitation_in(next_url: str) -> Invitation | None:
+    """The pending invitation a visitor is on their way to (`next=/invite/<token>/`), so that the login and sign-up
+    pages can say who invited them and to play whom."""
+    match = re.fullmatch(f"/invite/({TOKEN_PATTERN})/", next_url)
+    if match is None:
+        return None
+    return (
+        Invitation.objects.pending()
+        .filter(token=match[1], character__removed=False)
+        .select_related("campaign", "character")
+        .first()
+    )
+
+
+class LoginView(auth_views.LoginView):
+    form_class = LoginForm
+    redirect_authenticated_user = True
+
+    def form_invalid(self, form: LoginForm) -> HttpResponse:  # type: ignore[override]
+        return self.render_to_response(self.get_context_data(form=form), status=400)
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["invite"] = invitation_in(str(context.get("next") or ""))
+        return context
+
+
+@login_not_required
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if not settings.SIGNUP_OPEN:
+        raise Http404
+    form = SignupForm(posted(request))
+    next_url = request.GET.get("next", request.POST.get("next", ""))
+    context = {"form": form, "next": next_url, "invite": invitation_in(next_url)}
+    if request.method == "POST" and not throttle.signup_allowed(request):
+        return render(
+            request, "registration/signup.html", context | {"refused": throttle.too_many_signups_message()}, status=429
+        )
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        throttle.record_signup(request)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        next_url = request.POST.get("next", "")
+        safe = url_has_allowed_host_and_scheme(next_url, allowed_hosts=None) and next_url.startswith("/")
+        return redirect(next_url if safe else "home")
+    return render(request, "registration/signup.html", context, status=400 if form.errors else 200)
