@@ -17,443 +17,46 @@ Run: make bench-live (a throw-away embedded database; or set DATABASE_URL). Try 
 import argparse
 import asyncio
 import os
-import random
-import re
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-# As in production (README "Deploying"), over plain HTTP on 127.0.0.1; the same SECRET_KEY here and in the servers,
-# so the sessions made here are valid there. The per-account caps would refuse a thousand streams of three accounts.
-SERVER_ENV = {
-    "DEBUG": "0",
-    "SECRET_KEY": "bench-live-only-not-a-secret-" + "x" * 32,
-    "ALLOWED_HOSTS": "127.0.0.1,testserver",
-    "SECURE_SSL_REDIRECT": "0",
-    "SESSION_COOKIE_SECURE": "0",
-    "CSRF_COOKIE_SECURE": "0",
-    "SECURE_HSTS_SECONDS": "0",
-    "STREAMS_PER_USER": "100000",
-    "CHARACTERS_PER_CAMPAIGN": "100",
-    "LOG_LEVEL": "WARNING",
-}
-os.environ.update(SERVER_ENV)
-os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-
-import django  # noqa: E402
-
-django.setup()
-
-import httpx  # noqa: E402
-import psycopg  # noqa: E402
-import uvloop  # noqa: E402
-from django.contrib.auth import get_user_model  # noqa: E402
-from django.contrib.auth.models import User  # noqa: E402
-from django.core.management import call_command  # noqa: E402
-from django.db import connection  # noqa: E402
-from django.test import Client  # noqa: E402
-from django.test.utils import CaptureQueriesContext, override_settings  # noqa: E402
-
-from campaigns.models import Campaign, Membership  # noqa: E402
-from characters.models import Character  # noqa: E402
-from play.forms.damage import DamageForm  # noqa: E402
-from tests.servers import database_url, free_port  # noqa: E402
-
-HOST = "127.0.0.1"
-CONSTITUTION = 30  # 300 PG: room for every change of a run at 1 PG each
-PG_VALUE = re.compile(rb'class="pg-value">(\d+)<')  # the app: a card's PG, new with every change (1 PG each)
-VERSION = re.compile(rb"data: v(\d+)")  # the floor: the row's version
-
-
-@dataclass
-class Options:
-    sizes: list[int]
-    campaigns: int
-    per_campaign: int
-    changes: int
-    repeats: int
-    storm: int
-    gets: int
-
-
-FULL = Options(sizes=[10, 200, 1000], campaigns=100, per_campaign=6, changes=50, repeats=3, storm=1000, gets=200)
-QUICK = Options(sizes=[10, 200], campaigns=20, per_campaign=6, changes=40, repeats=1, storm=200, gets=50)
-
-
-# --- servers -------------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Server:
-    process: subprocess.Popen[bytes]
-    port: int
-    log: IO[bytes]  # its stderr, shown when it stops (less the streams cancelled at shutdown: they never end)
-
-    @property
-    def base(self) -> str:
-        return f"http://{HOST}:{self.port}"
-
-    def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
-
-    def peak_rss_mb(self) -> float:
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-        return float("nan")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.log.seek(0)
-        for line in self.log.read().decode(errors="replace").splitlines():
-            if "timeout graceful shutdown exceeded" not in line:
-                print(line, file=sys.stderr)
-        self.log.close()
-
-
-def start(app: str, env: dict[str, str], probe: str) -> Server:
-    port = free_port()
-    command = [sys.executable, "-m", "uvicorn", app, "--host", HOST, "--port", str(port), "--no-access-log"]
-    command += ["--log-level", "warning", "--timeout-graceful-shutdown", "1", "--backlog", "4096"]
-    log = tempfile.TemporaryFile()  # noqa: SIM115 (it lives as long as the server; Server.stop closes it)
-    process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stderr=log)
-    server = Server(process, port, log)
-    for _ in range(150):
-        try:
-            with httpx.stream("GET", server.base + probe, timeout=2):
-                return server  # the headers are enough: the floor answers GET with an endless stream
-        except httpx.TransportError:
-            if process.poll() is not None:
-                break
-            time.sleep(0.2)
-    server.stop()
-    raise RuntimeError(f"{app} did not start")
-
-
-def start_app(settings: str = "config.settings") -> Server:
-    return start("config.asgi:application", {"DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": settings}, "/")
-
-
-def start_floor(dsn: str) -> Server:
-    return start("bench.floor_app:app", {"FLOOR_DSN": dsn}, "/?c=0")
-
-
-# --- the world -----------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Table:
-    """One campaign of the benchmark: its GM, two players with a character each, and the clients' sessions."""
-
-    campaign: Campaign
-    gm: User
-    players: list[User]
-    characters: list[Character]
-    cookies: list[str]  # the GM's, then each player's session cookie
-    changes: int = 0  # changes made so far: the PG after the next one is max - changes - 1
-
-
-made = 0
-
-
-def session(user: User) -> str:
-    client = Client()
-    client.force_login(user)
-    return f"sessionid={client.cookies['sessionid'].value}"
-
-
-def make_table() -> Table:
-    global made
-    made += 1
-    users = get_user_model()
-    gm = users.objects.create(username=f"bench-gm-{made}")
-    players = [users.objects.create(username=f"bench-player-{made}-{i}") for i in range(2)]
-    campaign = Campaign.objects.create(name=f"Bench {made}", gm=gm)
-    characters = []
-    for i, player in enumerate(players):
-        Membership.objects.create(campaign=campaign, user=player)
-        characters.append(
-            Character.objects.create(campaign=campaign, player=player, name=f"PJ {made}-{i}", constitution=CONSTITUTION)
-        )
-    return Table(campaign, gm, players, characters, [session(u) for u in (gm, *players)])
-
-
-def make_crowd(size: int) -> tuple[Campaign, User]:
-    """The GM's table with `size` characters, half of them players', each wounded by a few attacks (a log to show)."""
-    global made
-    made += 1
-    users = get_user_model()
-    gm = users.objects.create(username=f"bench-gm-{made}")
-    campaign = Campaign.objects.create(name=f"Crowd {size}", gm=gm)
-    for i in range(size):
-        player = None
-        if i % 2 == 0:
-            player = users.objects.create(username=f"bench-player-{made}-{i}")
-            Membership.objects.create(campaign=campaign, user=player)
-        Character.objects.create(campaign=campaign, player=player, name=f"PJ {i}", constitution=10 + i % 10)
-    everyone = [str(pk) for pk in campaign.characters.values_list("pk", flat=True)]
-    for amount in (3, 2, 1):
-        form = DamageForm(data={"kind": "attack", "amount": str(amount), "characters": everyone}, campaign=campaign)
-        assert form.is_valid(), form.errors
-        form.perform(gm)
-    return campaign, gm
-
-
-# --- the clients: raw asyncio SSE readers --------------------------------------------------------------------------
-
-
-class Round:
-    """One change being waited for: which screens still lack it, and when the last one got it."""
-
-    def __init__(self, marker: int, screens: list["Screen"], t0: float) -> None:
-        early = [s for s in screens if marker in s.seen]
-        if early:
-            raise AssertionError(f"{len(early)} screens had marker {marker} before the click")
-        self.marker = marker
-        self.pending = set(screens)
-        self.done: asyncio.Future[float] = asyncio.get_running_loop().create_future()
-        self.t0 = t0
-        for screen in screens:
-            screen.round = self
-
-    def arrived(self, screen: "Screen", when: float) -> None:
-        self.pending.discard(screen)
-        if not self.pending and not self.done.done():
-            self.done.set_result(when)
-
-
-class Refused(Exception):
-    """A stream request answered with an error status (a 503 when the database pool is exhausted, a 429…)."""
-
-
-class Screen:
-    """One browser's SSE stream: records when each marker (a PG value, a version) first became visible on it."""
-
-    def __init__(self, path: str, cookie: str, pattern: re.Pattern[bytes]) -> None:
-        self.path, self.cookie, self.pattern = path, cookie, pattern
-        self.seen: dict[int, float] = {}
-        self.ready: asyncio.Future[float] = asyncio.get_running_loop().create_future()
-        self.first_payload = b""
-        self.round: Round | None = None
-        self.writer: asyncio.StreamWriter | None = None
-        self.task: asyncio.Task[None] | None = None
-        self.refused = 0
-
-    def open(self, port: int) -> None:
-        self.task = asyncio.create_task(self.run(port))
-
-    async def run(self, port: int) -> None:
-        """Connect; on a refusal or a lost connection before the first state, retry as htmx's SSE extension does
-        (0.5 s, 1 s, 2 s… up to 64 s)."""
-        backoff = 0
-        try:
-            while True:
-                try:
-                    await self.read(port)
-                    return  # the server ended the stream
-                except (ConnectionError, asyncio.IncompleteReadError, Refused):
-                    if self.ready.done():
-                        return
-                    self.refused += 1
-                    if self.writer is not None:
-                        self.writer.transport.abort()
-                backoff = max(min(backoff * 2, 128), 1)
-                await asyncio.sleep(backoff * 0.5)
-        except asyncio.CancelledError:
-            pass
-        except Exception as error:
-            if not self.ready.done():
-                self.ready.set_exception(error)
-            raise
-
-    async def read(self, port: int) -> None:
-        reader, self.writer = await asyncio.open_connection(HOST, port)
-        request = (
-            f"GET {self.path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nAccept: text/event-stream\r\n"
-            f"Cache-Control: no-cache\r\nAccept-Language: es\r\nCookie: {self.cookie}\r\n\r\n"
-        )
-        self.writer.write(request.encode())
-        head = await reader.readuntil(b"\r\n\r\n")
-        if not head.startswith(b"HTTP/1.1 200"):
-            raise Refused(head.splitlines()[0].decode())
-        if b"transfer-encoding: chunked" not in head.lower():
-            raise RuntimeError("expected a chunked stream")
-        while True:
-            size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-            if size == 0:
-                return
-            chunk = (await reader.readexactly(size + 2))[:-2]
-            self.receive(chunk, time.perf_counter())
-
-    def receive(self, chunk: bytes, now: float) -> None:
-        """A whole chunk is one message of the server (a change's fragments): visible once complete."""
-        markers = self.pattern.findall(chunk)
-        for marker in markers:
-            value = int(marker)
-            if value not in self.seen:
-                self.seen[value] = now
-                if self.round is not None and self.round.marker == value:
-                    self.round.arrived(self, now)
-        if markers and not self.ready.done():
-            self.first_payload = chunk
-            self.ready.set_result(now)
-
-    def drop(self) -> None:
-        """The browser goes away at once (a network blip, a laptop lid): the socket is reset."""
-        if self.writer is not None:
-            self.writer.transport.abort()
-        if self.task is not None:
-            self.task.cancel()
-
-
-async def open_screens(
-    port: int, plan: list[tuple[str, str]], pattern: re.Pattern[bytes], wave: int = 100
-) -> list[Screen]:
-    """Open one stream per (path, cookie), `wave` at a time (browsers arriving), and wait until each has shown its
-    first state."""
-    screens = [Screen(path, cookie, pattern) for path, cookie in plan]
-    for at in range(0, len(screens), wave):
-        for screen in screens[at : at + wave]:
-            screen.open(port)
-        await asyncio.wait_for(asyncio.gather(*(s.ready for s in screens[at : at + wave])), 300)
-    return screens
-
-
-async def close_screens(screens: Iterable[Screen]) -> None:
-    tasks = []
-    for screen in screens:
-        screen.drop()
-        if screen.task is not None:
-            tasks.append(screen.task)
-    await asyncio.gather(*tasks, return_exceptions=True)
-
-
-# --- the GM's clicks -----------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Sample:
-    to_last: float  # t0 → the change visible at the last client, s
-    round_trip: float  # t0 → the GM's response complete, s
-
-
-type Click = Callable[[int], Awaitable[int]]  # which group → the marker of the change it made (after sending it)
-
-
-def limits() -> httpx.Limits:
-    return httpx.Limits(max_connections=4, max_keepalive_connections=4)
-
-
-async def app_clicker(base: str, tables: list[Table]) -> tuple[Click, list[httpx.AsyncClient]]:
-    """The GM's browser per campaign: the party damage form drawn once, then posted as htmx posts it."""
-    gms, forms = [], []
-    for table in tables:
-        gm = httpx.AsyncClient(base_url=base, limits=limits(), timeout=60)
-        gm.cookies.set("sessionid", table.cookies[0].split("=", 1)[1])
-        form = (await gm.get(f"/campaigns/{table.campaign.pk}/act/damage/", headers={"HX-Request": "true"})).text
-        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form)
-        choices = re.search(r'name="choices" value="([^"]*)"', form)
-        assert token is not None and choices is not None, "the damage form carries its token and choices"
-        gms.append(gm)
-        forms.append((token.group(1), choices.group(1)))
-
-    async def click(group: int) -> int:
-        table, gm, (token, choices) = tables[group], gms[group], forms[group]
-        url = f"/campaigns/{table.campaign.pk}/act/damage/"
-        data = {
-            "csrfmiddlewaretoken": token,
-            "slot": "party",
-            "choices": choices,
-            "kind": "attack",
-            "characters": [str(c.pk) for c in table.characters],
-            "amount": "1",
-        }
-        headers = {
-            "HX-Request": "true",
-            "HX-Current-URL": f"{base}/campaigns/{table.campaign.pk}/",
-            "HX-Target": "table",
-            "X-CSRFToken": token,
-            "Origin": base,
-        }
-        response = await gm.post(url, data=data, headers=headers)
-        response.raise_for_status()
-        table.changes += 1
-        marker = CONSTITUTION * 10 - table.changes
-        assert f'class="pg-value">{marker}<' in response.text, "the GM's table shows the change"
-        return marker
-
-    return click, gms
-
-
-async def floor_clicker(base: str, keys: list[int]) -> tuple[Click, list[httpx.AsyncClient]]:
-    gm = httpx.AsyncClient(base_url=base, limits=limits(), timeout=60)
-
-    async def click(group: int) -> int:
-        response = await gm.post(f"/?c={keys[group]}", content=b"amount=1")
-        response.raise_for_status()
-        return int(response.text.removeprefix("v"))
-
-    return click, [gm]
-
-
-async def measure(click: Click, groups: list[list[Screen]], changes: int, seed: int) -> list[Sample]:
-    """`changes` clicks, each on a random group (campaign); each waits for its change on the group's every screen."""
-    rng = random.Random(seed)
-    samples = []
-    for _ in range(changes):
-        group = rng.randrange(len(groups))
-        t0 = time.perf_counter()
-        # The screens may show the change before the GM's answer arrives: they record every marker as it comes.
-        marker = await click(group)
-        t_gm = time.perf_counter()
-        screens = groups[group]
-        times = [s.seen.get(marker) for s in screens]
-        if all(t is not None for t in times):
-            t_last = max(t for t in times if t is not None)
-        else:
-            t_last = await asyncio.wait_for(wait_marker(screens, marker, t0), 60)
-        if min(s.seen[marker] for s in screens) < t0:
-            raise AssertionError("a change was seen before its click")
-        samples.append(Sample(t_last - t0, t_gm - t0))
-        await asyncio.sleep(0.01)  # let the last writes and the GM's connection settle
-    return samples
-
-
-async def wait_marker(screens: list[Screen], marker: int, t0: float) -> float:
-    waiting = [s for s in screens if marker not in s.seen]
-    seen = [s.seen[marker] for s in screens if marker in s.seen]
-    round_ = Round(marker, waiting, t0)
-    return max([await round_.done, *seen])
-
+import httpx
+import psycopg
+import uvloop
+from django.core.management import call_command
+from django.db import connection
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.crowd import (  # noqa: E402 - sets Django up first, as the servers under test are
+    FULL,
+    PG_VALUE,
+    QUICK,
+    VERSION,
+    Click,
+    Options,
+    Sample,
+    Screen,
+    Server,
+    Stats,
+    Table,
+    app_clicker,
+    close_screens,
+    floor_clicker,
+    make_table,
+    measure,
+    open_screens,
+    run_gets,
+    start_app,
+    start_floor,
+    stats,
+)
 
 # --- one row: N clients, app then floor, repeated --------------------------------------------------------------------
-
-
-@dataclass
-class Stats:
-    p50: float
-    p99: float
-    max: float
-
-
-def stats(values: list[float]) -> Stats:
-    ms = sorted(v * 1000 for v in values)
-    return Stats(statistics.median(ms), statistics.quantiles(ms, n=100, method="inclusive")[98], ms[-1])
 
 
 @dataclass
@@ -650,49 +253,6 @@ def run_storm(clients: int, dsn: str) -> Storm:
         return run_async(storm_async(app, make_table(), clients, dsn))
     finally:
         app.stop()
-
-
-# --- the table page GET --------------------------------------------------------------------------------------------
-
-
-def query_count(user: User, url: str) -> int:
-    client = Client(HTTP_HOST=HOST)
-    client.force_login(user)
-    with override_settings(ROOT_URLCONF="bench.urls"):
-        client.get(url)  # the first request warms caches (translations, templates)
-        with CaptureQueriesContext(connection) as queries:
-            response = client.get(url)
-    assert response.status_code == 200, (url, response.status_code)
-    return len(queries)
-
-
-def run_gets(count: int) -> list[tuple[str, Stats, int]]:
-    crowds = {size: make_crowd(size) for size in (4, 40)}
-    pages = [(f"table, {size} characters", f"/campaigns/{c.pk}/", gm) for size, (c, gm) in crowds.items()]
-    campaign, gm = crowds[40]
-    pages.append(("minimal view, 1 query", f"/bench/minimal/{campaign.pk}/", gm))
-    counts = [query_count(user, url) for _label, url, user in pages]
-    server = start_app("bench.settings")
-    times: list[list[float]] = [[] for _ in pages]
-    try:
-        clients = []
-        for _label, _url, user in pages:
-            client = httpx.Client(base_url=server.base, timeout=30)
-            client.cookies.set("sessionid", session(user).split("=", 1)[1])
-            clients.append(client)
-        for round_ in range(count + 20):  # interleaved, so drift hits each alike; the first 20 warm up
-            for i, ((_label, url, _user), client) in enumerate(zip(pages, clients, strict=True)):
-                started = time.perf_counter()
-                response = client.get(url)
-                elapsed = time.perf_counter() - started
-                assert response.status_code == 200, (url, response.status_code)
-                if round_ >= 20:
-                    times[i].append(elapsed)
-        for client in clients:
-            client.close()
-    finally:
-        server.stop()
-    return [(label, stats(t), n) for (label, _url, _user), t, n in zip(pages, times, counts, strict=True)]
 
 
 # --- main ----------------------------------------------------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""Benchmark scripts that print figures (not tests): see bench/RESULTS.md."""
