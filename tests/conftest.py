@@ -3,7 +3,7 @@ from django.utils import translation
 
 from campaigns.models import Campaign, Invitation, Membership
 from characters.models import Character
-from tests.helpers import World, make_user
+from tests.helpers import World, make_user, reload
 
 
 @pytest.fixture
@@ -23,6 +23,13 @@ def world(db) -> World:
     return World(
         gm_a, player_a, player_a2, gm_b, outsider, campaign_a, campaign_b, char_a1, char_a2, npc_a, char_b, invite_a
     )
+
+
+@pytest.fixture
+def healer(world: World) -> Character:
+    """Tomás, with Curar Heridas."""
+    Character.objects.filter(pk=world.npc_a.pk).update(heal_wounds=5)
+    return reload(world.npc_a)
 
 
 @pytest.fixture(autouse=True)

@@ -60,6 +60,11 @@ def client_for(user) -> Client:
     return client
 
 
+def gm_table(world: World) -> str:
+    """The GM's table of campaign A, as a fresh load draws it."""
+    return client_for(world.gm_a).get(f"/campaigns/{world.campaign_a.pk}/").content.decode()
+
+
 HTMX = {"HTTP_HX_REQUEST": "true"}  # the header htmx sends, as Django test client keyword arguments
 
 # --- the database ----------------------------------------------------------------------------------------------------

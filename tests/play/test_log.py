@@ -12,16 +12,12 @@ from rules import actions, engine
 from rules.damage import Attack, Collision, Drowning, Fall, Gas
 from rules.engine import DAY, HOUR, WEEK
 from rules.models import Disease
-from tests.helpers import World, client_for, plague, reload
+from tests.helpers import World, client_for, gm_table, plague, reload
 from tests.regions import element_by_id
 
 
 def latest_entry(world: World):
     return table_log(world.campaign_a)[0]
-
-
-def table(world: World) -> str:
-    return client_for(world.gm_a).get(reverse("campaign", args=[world.campaign_a.pk])).content.decode()
 
 
 def sheet(world: World, character: Character, user=None) -> str:
@@ -51,7 +47,7 @@ def test_a_damage_entry_shows_its_inputs_and_pg_before_and_after(world: World, d
     actions.apply_damage(world.campaign_a, [world.char_a1], damage, by=world.gm_a)
     entry = latest_entry(world)
     assert entry.lines == [*inputs, f"Aldara pierde {lost} PG (80 → {80 - lost})"]
-    assert f"Aldara pierde {lost} PG (80 → {80 - lost})" in table(world)
+    assert f"Aldara pierde {lost} PG (80 → {80 - lost})" in gm_table(world)
 
 
 def test_a_fall_entry_shows_height_weight_difficulty_and_the_check(world: World):
@@ -116,7 +112,7 @@ def test_a_death_inside_an_advance_is_logged_at_its_campaign_second(world: World
     assert (entry.when, entry.title) == ("Día 1, 01:01:01", "Pasa el tiempo: 2 semanas")
     assert entry.lines == ["Aldara: 1 → 0 PG", "Aldara muere (Día 8, 01:01:01)"]
     assert outcome.event.clock_after == HOUR + 61 + 2 * WEEK
-    assert "Aldara muere (Día 8, 01:01:01)" in table(world)
+    assert "Aldara muere (Día 8, 01:01:01)" in gm_table(world)
     assert "Aldara muere (Día 8, 01:01:01)" in sheet(world, world.char_a1, world.player_a)
 
 
@@ -129,7 +125,7 @@ def test_each_entry_shows_when_it_happened(world: World):
 def test_removed_characters_keep_their_names_in_the_log(world: World):
     actions.apply_damage(world.campaign_a, [world.npc_a, world.char_a2], Attack(amount=5), by=world.gm_a)
     actions.remove_character(world.campaign_a, world.npc_a, by=world.gm_a)
-    html = table(world)
+    html = gm_table(world)
     assert "Tomás pierde 5 PG (50 → 45)" in html and "Tomás sale de la campaña" in html
     assert f"#{world.npc_a.pk}" not in html
     assert f'id="character-{world.npc_a.pk}"' not in html  # gone from the table itself
@@ -149,7 +145,7 @@ def test_drowning_and_gas_heal_without_rest(world: World):
     actions.apply_damage(world.campaign_a, [world.char_a1], Drowning(turns=3), by=world.gm_a)
     actions.apply_damage(world.campaign_a, [world.char_a1], Gas(turns=2), by=world.gm_a)
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=3), by=world.gm_a)
-    html = table(world)
+    html = gm_table(world)
     assert "sana en 6 min<" in html and "sana en 6 min de descanso" not in html
     assert "sana en 2 h<" in html and "sana en 2 h de descanso" not in html
     assert "sana en 3 días de descanso" in html
@@ -162,7 +158,7 @@ def test_a_drowning_wound_half_healed_reads_one_minute(world: World):
     actions.advance_clock(world.campaign_a, 60, resting=[], by=world.gm_a)
     [line] = card(world, world.char_a1).wounds
     assert (line.kind, line.outstanding, line.healing_time, line.rests) == ("drowning", 1, 60, False)
-    html = table(world)
+    html = gm_table(world)
     assert "sana en 1 min<" in html and "sana en 1 min de descanso" not in html
 
 
@@ -173,7 +169,7 @@ def test_a_dead_characters_wounds_show_no_healing_time(world: World):
     html = sheet(world, world.char_a1, world.player_a)
     assert "Asfixia por inmersión" in html and "Ataque físico directo" in html
     assert "Sana del todo" not in html and "cuando la enfermedad esté curada" not in html
-    table_html = table(world)
+    table_html = gm_table(world)
     start = table_html.index(f'id="character-{world.char_a1.pk}"')
     aldara_card = table_html[start : table_html.index(f'id="slot-{world.char_a1.pk}"')]
     assert "Ataque físico directo" in aldara_card
@@ -206,7 +202,7 @@ def test_the_exertion_link_is_offered_only_from_four_pg_to_one(world: World, pg:
     if pg < 50:
         actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=50 - pg), by=world.gm_a)
     assert card(world, world.npc_a).can_exert is offered
-    html = table(world)
+    html = gm_table(world)
     assert (f"exertion/?character={world.npc_a.pk}" in html) is offered
     assert ("¡Esfuerzo!" in html) is offered
 
@@ -253,7 +249,7 @@ def test_an_entry_that_cannot_be_read_is_named_by_its_kind(world: World, caplog)
     assert damaged.title == "daño (registro importado ilegible)" and damaged.lines == []
     assert [entry.title for entry in sheet_log(world.campaign_a, world.char_a1)][:1] == [damaged.title]
     assert any(record.name == "play.log" and "details.dice" in record.getMessage() for record in caplog.records)
-    assert "registro importado ilegible" in table(world)
+    assert "registro importado ilegible" in gm_table(world)
 
 
 def test_a_long_log_shows_its_latest_page_and_older_pages_on_demand(world: World):
@@ -291,5 +287,5 @@ def test_an_undone_entry_is_worded_again_as_undone(world: World):
     undo, damage = table_log(world.campaign_a)
     assert undo.title == "Deshecho: Daño: Ataque físico directo" and damage.event.pk == first.event.pk
     assert damage.event.undone and damage.lines == first.lines
-    entry = element_by_id(table(world), f"entry-{damage.event.pk}").html
+    entry = element_by_id(gm_table(world), f"entry-{damage.event.pk}").html
     assert 'class="entry undone"' in entry and "deshecho" in entry

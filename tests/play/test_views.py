@@ -7,9 +7,9 @@ from django.urls import reverse
 from campaigns.models import Event
 from characters.models import Character
 from rules import actions
-from rules.damage import Attack, Gas
+from rules.damage import Attack
 from rules.models import Disease, Illness, Wound
-from tests.helpers import HTMX, World, client_for, plague, snapshot
+from tests.helpers import HTMX, World, client_for, fall_ill, gm_table, plague, snapshot
 from tests.regions import element_by_id, elements_of, region_ids
 
 PATIENT_ACTIONS = ("treat_wounds", "treat_illness", "medicate", "exertion")
@@ -25,19 +25,6 @@ def post(world: World, action: str, data: dict, user=None, htmx: bool = True):
 
 def pg(character: Character) -> int:
     return Character.objects.get(pk=character.pk).pg
-
-
-@pytest.fixture
-def healer(world: World) -> Character:
-    Character.objects.filter(pk=world.npc_a.pk).update(heal_wounds=6)
-    return world.npc_a
-
-
-def ill(world: World, character: Character | None = None) -> Illness:
-    """The character (Aldara by default) falls ill with the plague: a 1 on 1d12 + CON ≤ 10 fails against 12."""
-    character = character or world.char_a1
-    actions.expose(world.campaign_a, [character], plague(), dice_by_character={character.pk: 1}, by=world.gm_a)
-    return Illness.objects.get(character=character)
 
 
 def kill(world: World, character: Character) -> None:
@@ -59,25 +46,21 @@ def refused(world: World, action: str, data: dict, message: str):
 # --- the table -------------------------------------------------------------------------------------------------------
 
 
-def table(world: World) -> str:
-    return client_for(world.gm_a).get(reverse("campaign", kwargs={"campaign_id": world.campaign_a.pk})).content.decode()
-
-
 def test_table_shows_the_clock_and_every_character(world: World):
-    html = table(world)
+    html = gm_table(world)
     assert "Día 1, 00:00" in html and "Aldara" in html and "Borin" in html and "Tomás" in html
     assert "Zed" not in html  # another campaign's
 
 
 def test_table_cards_show_pg_and_penalties(world: World):
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=75), by=world.gm_a)
-    html = table(world)
+    html = gm_table(world)
     assert "5</strong> / 80" in html and "−4 a tiradas físicas" in html and "−2 a las demás tiradas" in html
 
 
 def test_table_shows_the_log(world: World):
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=75), by=world.gm_a)
-    html = table(world)
+    html = gm_table(world)
     assert "Daño: Ataque físico directo" in html and "Aldara pierde 75 PG" in html
 
 
@@ -302,7 +285,7 @@ def test_expose_refuses_another_campaigns_disease(world: World):
 
 
 def test_treat_illness(world: World, healer):
-    illness = ill(world)
+    illness = fall_ill(world, world.char_a1, plague())
     response = post(world, "treat_illness", {"character": world.char_a1.pk, "illness": illness.pk, "healer": healer.pk})
     assert response.status_code == 200
     illness.refresh_from_db()
@@ -310,7 +293,7 @@ def test_treat_illness(world: World, healer):
 
 
 def test_medicine_after_treatment_cures(world: World, healer):
-    illness = ill(world)
+    illness = fall_ill(world, world.char_a1, plague())
     post(world, "treat_illness", {"character": world.char_a1.pk, "illness": illness.pk, "healer": healer.pk})
     response = post(world, "medicate", {"character": world.char_a1.pk, "illness": illness.pk})
     assert response.status_code == 200 and "Curada." in response.content.decode()
@@ -320,25 +303,25 @@ def test_medicine_after_treatment_cures(world: World, healer):
 
 def test_a_patient_cannot_treat_their_own_illness(world: World):
     Character.objects.filter(pk=world.char_a1.pk).update(heal_wounds=3)
-    illness = ill(world)
+    illness = fall_ill(world, world.char_a1, plague())
     data = {"character": world.char_a1.pk, "illness": illness.pk, "healer": world.char_a1.pk}
     refused(world, "treat_illness", data, "Escoja una opción válida")  # not offered in the form
 
 
 def test_medicating_an_illness_another_character_has_is_refused(world: World):
-    illness = ill(world)
+    illness = fall_ill(world, world.char_a1, plague())
     refused(world, "medicate", {"character": world.char_a2.pk, "illness": illness.pk}, "Escoja una opción válida")
 
 
 def test_treating_an_illness_twice_is_refused(world: World, healer):
-    illness = ill(world)
+    illness = fall_ill(world, world.char_a1, plague())
     data = {"character": world.char_a1.pk, "illness": illness.pk, "healer": healer.pk}
     assert post(world, "treat_illness", data).status_code == 200
     refused(world, "treat_illness", data, "Escoja una opción válida")  # no longer offered
 
 
 def test_medicating_an_illness_twice_is_refused(world: World):
-    illness = ill(world)
+    illness = fall_ill(world, world.char_a1, plague())
     data = {"character": world.char_a1.pk, "illness": illness.pk}
     assert post(world, "medicate", data).status_code == 200
     refused(world, "medicate", data, "Escoja una opción válida")  # no longer offered
@@ -380,7 +363,7 @@ def test_treat_wounds_refuses_a_healer_who_cannot_heal(world: World, case: str):
 @pytest.mark.parametrize("case", ["without the skill", "from another campaign", "dead"])
 def test_treat_illness_refuses_a_healer_who_cannot_heal(world: World, case: str):
     healer = healers_case(world, case)
-    illness = ill(world)
+    illness = fall_ill(world, world.char_a1, plague())
     data = {"character": world.char_a1.pk, "illness": illness.pk, "healer": healer.pk}
     refused(world, "treat_illness", data, "Escoja una opción válida")
 
@@ -420,7 +403,7 @@ def test_treating_a_dead_characters_wounds_is_refused(world: World):
 @pytest.mark.parametrize("action", ["treat_illness", "medicate"])
 def test_caring_for_a_dead_characters_illness_is_refused(world: World, action: str):
     Character.objects.filter(pk=world.char_a2.pk).update(heal_wounds=6)
-    illness = ill(world, world.npc_a)
+    illness = fall_ill(world, world.npc_a, plague())
     kill(world, world.npc_a)
     data = {"character": world.npc_a.pk, "illness": illness.pk, "healer": world.char_a2.pk}
     refused(world, action, data, "Tomás ha muerto y no puede hacerlo.")
@@ -443,178 +426,3 @@ def test_a_failed_exertion_check_costs_one_pg(world: World):
 def test_exertion_refuses_a_die_out_of_range(world: World):
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=77), by=world.gm_a)
     refused(world, "exertion", {"character": world.char_a1.pk, "die": "13"}, "menor o igual a 12")
-
-
-# --- undo ------------------------------------------------------------------------------------------------------------
-
-
-def undo(world: World):
-    return client_for(world.gm_a).post(reverse("undo", kwargs={"campaign_id": world.campaign_a.pk}), **HTMX)
-
-
-def test_undo_button_restores_and_strikes_the_entry_through(world: World):
-    damage = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=9), by=world.gm_a).event
-    response = undo(world)
-    assert response.status_code == 200 and pg(world.char_a1) == 80
-    html = response.content.decode()
-    # the undo's own entry and the damage's, struck through: each once, and no other entry
-    undone = Event.objects.latest("id")
-    entries = [e for e in elements_of(html) if e.id.startswith("entry-")]
-    assert sorted(e.id for e in entries) == sorted([f"entry-{undone.pk}", f"entry-{damage.pk}"])
-    assert 'class="entry undone"' in element_by_id(html, f"entry-{damage.pk}").html
-    assert "80</strong> / 80" in element_by_id(html, f"card-{world.char_a1.pk}").html
-    assert region_ids(html).count("log-entries") == 1 and response["X-Focus"] == "undo-submit"
-
-
-def test_undo_button_with_nothing_to_undo_says_so_and_changes_nothing(world: World):
-    before = snapshot()
-    response = undo(world)
-    assert response.status_code == 200 and "No hay nada que deshacer" in response.content.decode()
-    assert snapshot() == before
-
-
-def undo_url(world: World) -> str:
-    return reverse("undo", kwargs={"campaign_id": world.campaign_a.pk})
-
-
-def test_the_undo_button_names_its_event_and_carries_its_id(world: World):
-    event = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=7), by=world.gm_a).event
-    html = table(world)
-    assert "Deshacer: Daño: Ataque físico directo</button>" in html
-    assert f'<input type="hidden" name="event" value="{event.pk}">' in html
-    actions.edit_character(
-        world.campaign_a, world.char_a2, actions.Sheet("Borin", 13, player_id=world.player_a2.pk), by=world.gm_a
-    )
-    assert "Deshacer: Hoja de Borin editada</button>" in table(world)
-
-
-def test_with_nothing_to_undo_the_button_is_disabled(world: World):
-    html = table(world)
-    assert "Nada que deshacer" in html and 'name="event"' not in html
-    assert 'id="undo-submit" disabled>' in html
-
-
-def test_the_undo_button_after_an_action_names_the_next_event(world: World):
-    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=7), by=world.gm_a)
-    second = actions.advance_clock(world.campaign_a, 3600, by=world.gm_a).event
-    response = client_for(world.gm_a).post(undo_url(world), {"event": second.pk}, **HTMX)
-    html = response.content.decode()
-    assert response.status_code == 200 and "Deshacer: Daño: Ataque físico directo" in html
-    assert 'class="entry undone"' in html
-
-
-@pytest.mark.parametrize("htmx", [True, False])
-def test_a_stale_undo_changes_nothing_and_says_why(world: World, htmx: bool):
-    first = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=7), by=world.gm_a).event
-    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a)
-    before = snapshot()
-    client = client_for(world.gm_a)
-    response = client.post(undo_url(world), {"event": first.pk}, **(HTMX if htmx else {}), follow=not htmx)
-    assert response.status_code == 200
-    assert "Ese cambio ya se deshizo o ya no es el último: mira el registro." in response.content.decode()
-    assert snapshot() == before and pg(world.char_a1) == 68
-
-
-def test_a_double_submitted_undo_undoes_once(world: World):
-    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=7), by=world.gm_a)
-    second = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a).event
-    client = client_for(world.gm_a)
-    assert client.post(undo_url(world), {"event": second.pk}, **HTMX).status_code == 200
-    after_one = snapshot()
-    response = client.post(undo_url(world), {"event": second.pk}, **HTMX)
-    assert "Ese cambio ya se deshizo" in response.content.decode()
-    assert snapshot() == after_one and pg(world.char_a1) == 73
-    assert Event.objects.filter(campaign=world.campaign_a, undone=True).count() == 1
-
-
-@pytest.mark.parametrize("value", ["abc", "-1", "0", "٣"])
-def test_an_undo_with_a_made_up_event_id_changes_nothing(world: World, value: str):
-    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=7), by=world.gm_a)
-    before = snapshot()
-    response = client_for(world.gm_a).post(undo_url(world), {"event": value}, **HTMX)
-    assert response.status_code == 200 and snapshot() == before
-
-
-def test_undo_brings_back_a_removed_character(world: World):
-    actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=8), by=world.gm_a)
-    url = reverse("character_delete", args=[world.campaign_a.pk, world.npc_a.pk])
-    assert client_for(world.gm_a).post(url).status_code == 302
-    html = table(world)
-    assert "Deshacer: Tomás sale de la campaña" in html and f'id="character-{world.npc_a.pk}"' not in html
-    response = undo(world)
-    assert f'id="character-{world.npc_a.pk}"' in response.content.decode()
-    assert pg(world.npc_a) == 42
-
-
-# --- who may act -----------------------------------------------------------------------------------------------------
-
-
-def valid_posts(world: World, healer: Character) -> dict[str, dict]:
-    """For every action, data its GM may post with success (Aldara is wounded and ill with the plague; Borin is at
-    3 PG, where each physical action calls for an exertion check)."""
-    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=3), by=world.gm_a)
-    actions.apply_damage(world.campaign_a, [world.char_a2], Attack(amount=117), by=world.gm_a)
-    illness = ill(world)
-    return {
-        "damage": {"kind": "attack", "amount": "5", "characters": world.char_a1.pk},
-        "advance": {"preset": "86400"},
-        "expose": {"disease": Disease.objects.get(name="Gripe").pk, "characters": world.char_a1.pk},
-        "treat_wounds": {"character": world.char_a1.pk, "healer": healer.pk},
-        "treat_illness": {"character": world.char_a1.pk, "illness": illness.pk, "healer": healer.pk},
-        "medicate": {"character": world.char_a1.pk, "illness": illness.pk},
-        "exertion": {"character": world.char_a2.pk},
-    }
-
-
-def test_the_gm_may_post_every_action(world: World, healer):
-    for action, data in valid_posts(world, healer).items():
-        assert post(world, action, data).status_code == 200, action
-    assert Event.objects.filter(campaign=world.campaign_a).count() == 3 + 7
-
-
-@pytest.mark.parametrize("persona", ["player_a", "player_a2", "gm_b", "outsider"])
-def test_every_action_is_404_for_others_and_changes_nothing(world: World, healer, persona: str):
-    user = getattr(world, persona)
-    posts = valid_posts(world, healer)
-    before = snapshot()
-    for action, data in posts.items():
-        assert post(world, action, data, user=user).status_code == 404, action
-        query = f"?character={world.char_a1.pk}"
-        assert client_for(user).get(act_url(world, action) + query, **HTMX).status_code == 404, action
-    assert client_for(user).post(reverse("undo", kwargs={"campaign_id": world.campaign_a.pk})).status_code == 404
-    assert client_for(user).get(act_url(world, "close_form"), **HTMX).status_code == 404
-    assert snapshot() == before
-
-
-@pytest.mark.parametrize("size", [10, 40])
-def test_table_queries_do_not_grow_with_characters(world: World, size, django_assert_max_num_queries):
-    for n in range(size):
-        character = Character.objects.create(campaign=world.campaign_a, name=f"Extra {n}", constitution=10)
-        actions.apply_damage(world.campaign_a, [character], Gas(turns=2), by=world.gm_a)
-    ill(world)
-    client = client_for(world.gm_a)
-    url = reverse("campaign", kwargs={"campaign_id": world.campaign_a.pk})
-    # 13, whatever the number of characters: the session, the user, the campaign; the characters, the calls, the
-    # invitations, the wounds, the illnesses; the undo button's event and its details; the names, the log's page and
-    # its entries.
-    with django_assert_max_num_queries(13):
-        assert client.get(url).status_code == 200
-
-
-def player_sheet(world: World) -> str:
-    actions.apply_damage(world.campaign_a, [world.char_a1, world.char_a2], Attack(amount=71), by=world.gm_a)
-    ill(world)
-    url = reverse("character", kwargs={"campaign_id": world.campaign_a.pk, "character_id": world.char_a1.pk})
-    return client_for(world.player_a).get(url).content.decode()
-
-
-def test_player_sheet_shows_their_state(world: World):
-    html = player_sheet(world)
-    assert "9</strong> / 80" in html and "−4 a tiradas físicas" in html and "Peste" in html
-    assert "Sana del todo en" in html and "Aldara pierde 71 PG" in html
-
-
-def test_player_sheet_shows_no_other_character_and_no_gm_controls(world: World):
-    html = player_sheet(world)
-    assert "Borin" not in html
-    assert "/act/" not in html and "Deshacer" not in html
