@@ -86,7 +86,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "campaigns.context_processors.site",
+                "play.context_processors.site",
             ],
         },
     },

@@ -1,3 +1,5 @@
+"""What every page's template may read: whether sign-up is open, where this site is, and whether live updates run."""
+
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest
