@@ -30,7 +30,7 @@ from play.answers import (
 )
 from play.forms.advance import AdvanceForm
 from play.forms.base import TableActionForm
-from play.forms.care import ExertionForm, MedicateForm, TreatIllnessForm, TreatWoundsForm
+from play.forms.care import ExertionForm, MedicateForm, PatientForm, TreatIllnessForm, TreatWoundsForm
 from play.forms.damage import DamageForm, ExposeForm
 from play.forms.fields import digits, posted
 from play.forms.party import PartyViewForm
@@ -271,40 +271,38 @@ def render_preview(request: HtmxHttpRequest, campaign: Campaign, form: AdvanceFo
     return reswap(retarget(response, "#advance-preview"), "innerHTML")
 
 
+def care(
+    request: HtmxHttpRequest, campaign_id: int, form_class: type[PatientForm], title: str, action: str
+) -> HttpResponse:
+    """A care action on one patient (treat wounds or an illness, medicine, exertion): its form, then its answer."""
+    campaign = access.campaign_for_gm(request.user, campaign_id)
+    patient = patient_of(request, campaign)
+    form = form_class(**form_kwargs(request, campaign), patient=patient)
+    return answer(request, campaign, form, title, action, patient)
+
+
 @answers_in_place
 @require_http_methods(["GET", "POST"])
 def treat_wounds(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = access.campaign_for_gm(request.user, campaign_id)
-    patient = patient_of(request, campaign)
-    form = TreatWoundsForm(**form_kwargs(request, campaign), patient=patient)
-    return answer(request, campaign, form, _("Tratar heridas"), "treat_wounds", patient)
+    return care(request, campaign_id, TreatWoundsForm, _("Tratar heridas"), "treat_wounds")
 
 
 @answers_in_place
 @require_http_methods(["GET", "POST"])
 def treat_illness(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = access.campaign_for_gm(request.user, campaign_id)
-    patient = patient_of(request, campaign)
-    form = TreatIllnessForm(**form_kwargs(request, campaign), patient=patient)
-    return answer(request, campaign, form, _("Tratar una enfermedad"), "treat_illness", patient)
+    return care(request, campaign_id, TreatIllnessForm, _("Tratar una enfermedad"), "treat_illness")
 
 
 @answers_in_place
 @require_http_methods(["GET", "POST"])
 def medicate(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = access.campaign_for_gm(request.user, campaign_id)
-    patient = patient_of(request, campaign)
-    form = MedicateForm(**form_kwargs(request, campaign), patient=patient)
-    return answer(request, campaign, form, _("Dar medicamentos"), "medicate", patient)
+    return care(request, campaign_id, MedicateForm, _("Dar medicamentos"), "medicate")
 
 
 @answers_in_place
 @require_http_methods(["GET", "POST"])
 def exertion(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = access.campaign_for_gm(request.user, campaign_id)
-    patient = patient_of(request, campaign)
-    form = ExertionForm(**form_kwargs(request, campaign), patient=patient)
-    return answer(request, campaign, form, _("Tirada de esfuerzo"), "exertion", patient)
+    return care(request, campaign_id, ExertionForm, _("Tirada de esfuerzo"), "exertion")
 
 
 @answers_in_place
