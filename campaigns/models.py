@@ -180,6 +180,10 @@ class Event(models.Model):
     undone_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Who did it and who undid it, by username, when no account of this site is credited with it: an imported event
+    # keeps the names its document gave (accounts do not travel: rules.backup), so that its export names them again.
+    actor_name = models.CharField(max_length=150, blank=True, default="")
+    undone_by_name = models.CharField(max_length=150, blank=True, default="")
 
     class Meta:
         verbose_name = _("evento")

@@ -201,9 +201,6 @@ def losses(story: Story, payload: events.Damage | events.Exertion) -> list[str]:
         if not story.mine(pk):
             continue
         name = story.name(pk)
-        if not payload.pg:  # an event logged before PG before and after were kept
-            lines.append(_("%(name)s pierde %(pg)s PG") % {"name": name, "pg": lost})
-            continue
         before, after = payload.pg[pk]
         if before == 0:
             lines.append(

@@ -124,8 +124,8 @@ class Damage(Payload):
     def __post_init__(self) -> None:
         if (self.height_m is None) != (self.difficulty is None):
             raise ValueError("a fall's entry gives its height and its difficulty")
-        if self.pg and not set(self.damage) <= set(self.pg):
-            raise ValueError("the PG of each character damaged")
+        if not set(self.damage) <= set(self.pg):
+            raise ValueError("the PG before and after of each character damaged")
 
 
 class Advance(Payload):
@@ -171,6 +171,10 @@ class Exertion(Payload):
     damage: dict[CharacterKey, Whole]
     pg: dict[CharacterKey, PgPair] = {}
     call: Answer | None = None
+
+    def __post_init__(self) -> None:
+        if not set(self.damage) <= set(self.pg):
+            raise ValueError("the PG before and after of each character damaged")
 
 
 # --- undo -------------------------------------------------------------------------------------------------------------

@@ -190,6 +190,8 @@ CONDITIONS = {
     "dying": gettext_lazy("Moribundo"),
     "dead": gettext_lazy("Muerto"),
 }
+
+
 def condition_anchor(key: str) -> str:
     return f"condition-{key}"
 

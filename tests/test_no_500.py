@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from campaigns.models import Event
-from rules import actions
+from rules import backup
 from tests.helpers import HTMX, World
 from tests.odd_requests import (
     LONG_ID,
@@ -149,7 +149,7 @@ def check(t: Table, sent: Sent, flood: bool = False):
 @pytest.mark.parametrize("name", sorted(ROUTES))
 def test_no_500(table: Table, name: str) -> None:
     route = ROUTES[name]
-    export = actions.export_campaign(table.world.campaign_a) if route.upload else {}
+    export = backup.export_campaign(table.world.campaign_a) if route.upload else {}
 
     @settings(
         max_examples=route.examples,
@@ -181,7 +181,7 @@ def test_no_500(table: Table, name: str) -> None:
 def test_an_imported_log_plays_on(table: Table) -> None:
     """The log is what an import checks least easily (what each entry and each undo reads): files with values of the
     log changed, imported; each one the import takes must show its table and undo its history without a 500."""
-    export = actions.export_campaign(table.world.campaign_a)
+    export = backup.export_campaign(table.world.campaign_a)
     url = reverse("campaign_import")
 
     @settings(

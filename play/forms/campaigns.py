@@ -10,9 +10,8 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign
 from play.forms.base import ActionForm
-from rules import actions
+from rules import actions, backup
 from rules.actions import Actor
-from rules.actions.campaign import DOCUMENT_BYTES
 
 
 class CampaignNameForm(ActionForm[User, Campaign], forms.ModelForm):
@@ -35,8 +34,8 @@ class CampaignImportForm(ActionForm[User, Campaign], forms.Form):
     action_fields = {"*": "file"}
 
     def perform(self, by: User) -> Campaign:
-        data = self.cleaned_data["file"].read(DOCUMENT_BYTES + 1)
-        return actions.import_campaign(actions.read_document(data), by)
+        data = self.cleaned_data["file"].read(backup.DOCUMENT_BYTES + 1)
+        return backup.import_campaign(backup.read_document(data), by)
 
 
 class CampaignDeleteForm(ActionForm[Actor, Campaign], forms.Form):

@@ -17,8 +17,7 @@ from campaigns import access
 from campaigns.models import Campaign, Invitation
 from play.forms.campaigns import CampaignDeleteForm, CampaignImportForm, CampaignNameForm
 from play.forms.fields import posted, posted_files
-from rules import actions
-from rules.actions.campaign import DOCUMENT_BYTES
+from rules import actions, backup
 
 
 @require_safe
@@ -46,9 +45,9 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def campaign_export(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The GM downloads the whole campaign as one JSON document (rules.actions.export_campaign)."""
+    """The GM downloads the whole campaign as one JSON document (rules.backup.export_campaign)."""
     campaign = access.campaign_for_gm(request.user, campaign_id)
-    document = json.dumps(actions.export_campaign(campaign), ensure_ascii=False, indent=1)
+    document = json.dumps(backup.export_campaign(campaign), ensure_ascii=False, indent=1)
     filename = f"{slugify(campaign.name) or 'campana'}-{timezone.localdate():%Y-%m-%d}.json"
     return HttpResponse(
         document,
@@ -65,7 +64,7 @@ def campaign_import(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid() and (campaign := form.apply(user)) is not None:
         messages.success(request, _("Campaña «%(name)s» importada.") % {"name": campaign.name})
         return redirect("campaign", campaign.pk)
-    context = {"form": form, "max_mb": DOCUMENT_BYTES // (1024 * 1024)}
+    context = {"form": form, "max_mb": backup.DOCUMENT_BYTES // (1024 * 1024)}
     return render(request, "campaign_import.html", context, status=400 if form.errors else 200)
 
 

@@ -7,7 +7,7 @@ campaign and the affected character ids — never data. Bad input raises ActionE
 nothing. Every event can be undone (rules.actions.undo).
 """
 
-from rules.actions.campaign import create_campaign, delete_campaign, export_campaign, import_campaign, read_document
+from rules.actions.campaign import create_campaign, delete_campaign
 from rules.actions.checks import Call, answer_check, call_check, cancel_check
 from rules.actions.core import ActionError, Actor, Outcome
 from rules.actions.diseases import (
@@ -66,11 +66,8 @@ __all__ = [
     "edit_character",
     "edit_disease",
     "exertion",
-    "export_campaign",
     "expose",
-    "import_campaign",
     "medicate",
-    "read_document",
     "remove_character",
     "restore_disease",
     "retire_disease",

@@ -6,7 +6,7 @@ import logging
 from dataclasses import replace
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -41,7 +41,9 @@ def undo(campaign: Campaign | int, *, by: Actor, event: Event | int | None = Non
         # which raising ActionError out of it then does, and no query runs in between.
         with transaction.atomic(savepoint=False):
             return _undo(campaign, latest, by)
-    except events.DamagedEntry as error:
+    # A damaged entry: one rules.events refuses, or one whose states the database refuses to store (a CHECK
+    # constraint: a wound larger than its row, a disease's numbers that do not fit its category).
+    except (events.DamagedEntry, IntegrityError, DataError) as error:
         logger.exception("undo of event %s of campaign %s failed: its log entry is damaged", latest.pk, campaign.pk)
         message = _("Este cambio no se puede deshacer: su registro está incompleto o dañado.")
         raise ActionError(message, "event") from error

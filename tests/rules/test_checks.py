@@ -6,7 +6,7 @@ import pytest
 
 from campaigns.models import Campaign, Event
 from characters.models import Character
-from rules import actions, engine, queries
+from rules import actions, backup, engine, queries
 from rules.actions import ActionError, Call
 from rules.damage import Attack, Fall
 from rules.models import CalledCheck, CheckKind, Disease
@@ -205,7 +205,7 @@ def test_a_campaign_with_calls_exports_imports_and_undoes(world: World):
     aldara, borin = called(world)
     actions.answer_check(world.campaign_a, aldara, by=world.player_a, die=2)
     actions.cancel_check(world.campaign_a, [borin], by=world.gm_a)
-    copy = actions.import_campaign(json.loads(json.dumps(actions.export_campaign(world.campaign_a))), world.gm_b)
+    copy = backup.import_campaign(json.loads(json.dumps(backup.export_campaign(world.campaign_a))), world.gm_b)
     assert not CalledCheck.objects.filter(campaign=copy).exists()
     for _undone in range(3):  # the cancellation, the answer, the call
         actions.undo(copy, by=world.gm_b)
