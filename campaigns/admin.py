@@ -7,9 +7,10 @@ from django.contrib import admin
 from django.db.models import Model, QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign, Event, Invitation, Membership
-from rules import actions
+from rules import actions, events
 from rules.admin import ReadOnlyAdmin
 
 
@@ -70,7 +71,7 @@ class InvitationAdmin(ReadOnlyAdmin):
 class EventAdmin(ReadOnlyAdmin):
     """The campaign log: append-only, so read-only here too."""
 
-    list_display = ["id", "campaign", "action", "clock_before", "clock_after", "actor", "undone", "created"]
+    list_display = ["id", "campaign", "kind", "clock_before", "clock_after", "actor", "undone", "created"]
     list_filter = ["action", "undone", "campaign"]
     search_fields = ["campaign__name", "action"]
     readonly_fields = [
@@ -88,3 +89,7 @@ class EventAdmin(ReadOnlyAdmin):
         "undone_at",
         "undone_by",
     ]
+
+    @admin.display(description=_("acción"), ordering="action")
+    def kind(self, event: Event) -> str:
+        return events.label_of(event.action)

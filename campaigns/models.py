@@ -123,32 +123,6 @@ class Signup(models.Model):
         return f"{self.address} {self.at:%Y-%m-%d %H:%M}"
 
 
-class EventKind(models.TextChoices):
-    """What one entry of the campaign log records: one action of rules.actions each."""
-
-    DAMAGE = "damage", _("daño")
-    ADVANCE = "advance", _("paso del tiempo")
-    EXPOSE = "expose", _("exposición a una enfermedad")
-    TREAT_WOUNDS = "treat_wounds", _("tratamiento de heridas")
-    TREAT_ILLNESS = "treat_illness", _("tratamiento de una enfermedad")
-    MEDICATE = "medicate", _("medicamentos")
-    EXERTION = "exertion", _("tirada de esfuerzo")
-    UNDO = "undo", _("deshacer")
-    CHARACTER_ADDED = "character_added", _("personaje nuevo")
-    CHARACTER_EDITED = "character_edited", _("hoja editada")
-    CHARACTER_REMOVED = "character_removed", _("personaje retirado")
-    INVITATION_CREATED = "invitation_created", _("invitación creada")
-    INVITATION_REVOKED = "invitation_revoked", _("invitación anulada")
-    INVITATION_CLAIMED = "invitation_claimed", _("invitación aceptada")
-    DISEASE_ADDED = "disease_added", _("enfermedad nueva")
-    DISEASE_EDITED = "disease_edited", _("enfermedad editada")
-    DISEASE_RETIRED = "disease_retired", _("enfermedad retirada")
-    DISEASE_RESTORED = "disease_restored", _("enfermedad recuperada")
-    CAMPAIGN_EDITED = "campaign_edited", _("campaña editada")
-    CHECK_CALLED = "check_called", _("tirada pedida")
-    CHECK_CANCELLED = "check_cancelled", _("tirada anulada")
-
-
 class Event(models.Model):
     """One GM action in the campaign log. Append-only: undo marks it undone and never deletes it.
 
@@ -157,7 +131,8 @@ class Event(models.Model):
     """
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="events")
-    action = models.CharField(_("acción"), max_length=30, choices=EventKind.choices)
+    # What the entry records: a rules.events.EventKind (its payload, `details`, is typed there).
+    action = models.CharField(_("acción"), max_length=30)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

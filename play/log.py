@@ -457,7 +457,7 @@ def entry_for(
         payload = events.payload_of(event)
     except events.DamagedEntry as damaged:
         logger.warning("unreadable log entry: event %s (%s): %s", event.pk, event.action, damaged)
-        title = _("%(action)s (registro importado ilegible)") % {"action": event.get_action_display()}
+        title = _("%(action)s (registro importado ilegible)") % {"action": events.label_of(event.action)}
         return Entry(event, format_clock(event.clock_before), title, [])
     title, lines = WORDING[type(payload)](Story(event, payload, names, only, unseen), payload)
     return Entry(event, format_clock(event.clock_before), title, lines)

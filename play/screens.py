@@ -34,7 +34,7 @@ from campaigns.access import (
     sheets_of,
     table_of,
 )
-from campaigns.models import Campaign, Event, EventKind, PartyView
+from campaigns.models import Campaign, Event, PartyView
 from characters.models import Character
 from play.cards import Card, cards_for
 from play.checks import open_calls, pending_lines
@@ -44,6 +44,8 @@ from play.log import entry_for
 from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, entries_for, names_in
 from play.party import companion
 from play.timeline import timeline_for
+from rules import events
+from rules.events import EventKind
 from rules.models import CalledCheck, CallStatus
 from rules.queries import latest_undoable
 
@@ -107,31 +109,27 @@ EVERYTHING = Touch(everything=True, clock=True, roster=True, calls=True, campaig
 
 def touch_of(event: Event | None) -> Touch:
     """What an event touched; everything for no event (a campaign whose changes may have been missed), and for an
-    event whose details cannot be read (an imported log): drawing everything is always right, only slower."""
+    entry that cannot be read (rules.events.DamagedEntry): drawing everything is always right, only slower."""
     if event is None:
         return EVERYTHING
     try:
-        return _touch_of(event)
-    except (AttributeError, TypeError, ValueError):
+        payload = events.payload_of(event)
+    except events.DamagedEntry:
         return EVERYTHING
-
-
-def _touch_of(event: Event) -> Touch:
-    action, details = event.action, event.details
     entries: tuple[int, ...] = (event.pk,)
-    if action == EventKind.UNDO:
+    if isinstance(payload, events.Undo):
         # An undo touches what the event it undid touched, and that event's entry, now marked undone.
-        action = details.get("action", "")
-        details = details.get("undone", {}).get("details", {})
-        entries = (event.pk, int(event.details.get("event", 0)))
-    if action in DISEASES:
+        entries = (event.pk, int(payload.event))
+        payload = payload.undone_payload()
+    kind = payload.kind_of_event
+    if kind in DISEASES:
         return Touch(everything=True, clock=True, roster=True, calls=True, entries=entries)
     return Touch(
         clock=event.clock_before != event.clock_after,
         characters=frozenset(event.characters),
-        roster=action in ROSTER,
-        calls=action in CALLS or "call" in details,
-        campaign=action == EventKind.CAMPAIGN_EDITED,
+        roster=kind in ROSTER,
+        calls=kind in CALLS or getattr(payload, "call", None) is not None,
+        campaign=kind == EventKind.CAMPAIGN_EDITED,
         entries=entries,
     )
 

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from django.utils.translation import gettext as _
 
 from campaigns.clock import format_clock
-from campaigns.models import Campaign, Event, EventKind
+from campaigns.models import Campaign, Event
 from characters.models import Character
-from rules import engine, mapping
+from rules import engine, events, mapping
+from rules.events import EventKind
 from rules.explained import penalty_bands
 from rules.models import WoundKind
 
@@ -78,7 +79,7 @@ class Stretch:
 def timeline_for(campaign: Campaign, character: Character) -> Timeline:
     """The chart of one character, from the log as it stands (undone events left out): one query."""
     fields = ("action", "clock_before", "clock_after", "details", "before", "after")
-    events = (
+    entries = (
         Event.objects.filter(campaign=campaign, characters__contains=[character.pk], undone=False)
         .exclude(action=EventKind.UNDO)
         .order_by("id")
@@ -87,7 +88,7 @@ def timeline_for(campaign: Campaign, character: Character) -> Timeline:
     points: list[tuple[int, int]] = []
     markers: list[Marker] = []
     top = character.max_pg
-    for event in events:
+    for event in entries:
         stretch = stretch_of(event, character.pk)
         if not points and stretch.start is not None:
             points.append(stretch.start)
@@ -108,17 +109,28 @@ def stretch_of(event: Event, pk: int) -> Stretch:
     before = mapping.from_json(event.before[key])
     points = []
     span = event.clock_after - event.clock_before
-    if event.action == EventKind.ADVANCE and span > 0:
-        resting = pk in event.details.get("resting", [])
+    payload = readable(event)
+    if isinstance(payload, events.Advance) and span > 0:
+        resting = pk in payload.resting
         for step in range(1, SAMPLES):
             seconds = span * step // SAMPLES
             points.append((event.clock_before + seconds, engine.advance(before, seconds, resting=resting).pg))
     points.append((event.clock_after, after.pg))
     top = max(before.max_pg, after.max_pg)
-    return Stretch((event.clock_before, before.pg), points, markers_of(event, before, after), top)
+    return Stretch((event.clock_before, before.pg), points, markers_of(payload, event, before, after), top)
 
 
-def markers_of(event: Event, before: engine.Health, after: engine.Health) -> list[Marker]:
+def readable(event: Event) -> events.Payload | None:
+    """The entry's payload; None for one that cannot be read (the log says so: the chart draws its states alone)."""
+    try:
+        return events.payload_of(event)
+    except events.DamagedEntry:
+        return None
+
+
+def markers_of(
+    payload: events.Payload | None, event: Event, before: engine.Health, after: engine.Health
+) -> list[Marker]:
     labels = dict(WoundKind.choices)
     found = [
         Marker(wound.inflicted_at, after.pg, wound.kind, f"{labels[wound.kind]} −{wound.amount}")
@@ -129,7 +141,7 @@ def markers_of(event: Event, before: engine.Health, after: engine.Health) -> lis
         Marker(illness.since, after.pg, "ill", _("Enferma: %(name)s") % {"name": illness.name})
         for illness in after.illnesses[len(before.illnesses) :]
     ]
-    treatment = treatment_of(event)
+    treatment = treatment_of(payload)
     if treatment:
         found.append(Marker(event.clock_after, after.pg, "treated", treatment))
     found += [
@@ -142,14 +154,14 @@ def markers_of(event: Event, before: engine.Health, after: engine.Health) -> lis
     return found
 
 
-def treatment_of(event: Event) -> str:
+def treatment_of(payload: events.Payload | None) -> str:
     """What a treatment marker says: wounds treated, an illness treated, medicine taken; "" for any other event."""
-    if event.action == EventKind.TREAT_WOUNDS:
+    if isinstance(payload, events.TreatWounds):
         return _("Heridas tratadas")
-    if event.action == EventKind.TREAT_ILLNESS:
-        return _("%(disease)s tratada") % {"disease": event.details["disease"]}
-    if event.action == EventKind.MEDICATE:
-        return _("Medicamentos para %(disease)s") % {"disease": event.details["disease"]}
+    if isinstance(payload, events.TreatIllness):
+        return _("%(disease)s tratada") % {"disease": payload.disease}
+    if isinstance(payload, events.Medicate):
+        return _("Medicamentos para %(disease)s") % {"disease": payload.disease}
     return ""
 
 

@@ -1,4 +1,4 @@
-"""What each entry of the campaign log says: one typed payload per event kind (campaigns.models.EventKind).
+"""What each entry of the campaign log says: one typed payload per event kind (EventKind).
 
 An action builds its payload (rules.actions), `Event.details` stores it as JSON, and everything that reads an entry —
 the log's words (play.log), undo (rules.actions.undo) and the backup (rules.backup) — reads it back through
@@ -16,14 +16,44 @@ from __future__ import annotations
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, TypeAliasType, Union, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeAliasType, Union, get_args, get_origin, get_type_hints
 
 import msgspec
+from django.db import models
+from django.utils.translation import gettext_lazy as _
 
-from campaigns.models import Event, EventKind
 from rules.models import CheckKind, WoundKind
 
-__all__ = ["EventKind"]
+if TYPE_CHECKING:
+    from campaigns.models import Event
+
+
+class EventKind(models.TextChoices):
+    """What one entry of the campaign log records (campaigns.models.Event.action): one action of rules.actions each,
+    with its payload below (PAYLOADS)."""
+
+    DAMAGE = "damage", _("daño")
+    ADVANCE = "advance", _("paso del tiempo")
+    EXPOSE = "expose", _("exposición a una enfermedad")
+    TREAT_WOUNDS = "treat_wounds", _("tratamiento de heridas")
+    TREAT_ILLNESS = "treat_illness", _("tratamiento de una enfermedad")
+    MEDICATE = "medicate", _("medicamentos")
+    EXERTION = "exertion", _("tirada de esfuerzo")
+    UNDO = "undo", _("deshacer")
+    CHARACTER_ADDED = "character_added", _("personaje nuevo")
+    CHARACTER_EDITED = "character_edited", _("hoja editada")
+    CHARACTER_REMOVED = "character_removed", _("personaje retirado")
+    INVITATION_CREATED = "invitation_created", _("invitación creada")
+    INVITATION_REVOKED = "invitation_revoked", _("invitación anulada")
+    INVITATION_CLAIMED = "invitation_claimed", _("invitación aceptada")
+    DISEASE_ADDED = "disease_added", _("enfermedad nueva")
+    DISEASE_EDITED = "disease_edited", _("enfermedad editada")
+    DISEASE_RETIRED = "disease_retired", _("enfermedad retirada")
+    DISEASE_RESTORED = "disease_restored", _("enfermedad recuperada")
+    CAMPAIGN_EDITED = "campaign_edited", _("campaña editada")
+    CHECK_CALLED = "check_called", _("tirada pedida")
+    CHECK_CANCELLED = "check_cancelled", _("tirada anulada")
+
 
 BIGINT = 2**63 - 1  # PostgreSQL's bigint: clocks, campaign seconds, ids
 TEXT_LENGTH = 10_000  # any one text: twice the longest an action writes (a character's notes)
@@ -386,6 +416,11 @@ def decode(kind: str, details: Any) -> Payload:
         if not at:
             problem, where = str(error), "$"
         raise DamagedEntry(where.rstrip("`").replace("$", "details", 1), problem) from error
+
+
+def label_of(action: str) -> str:
+    """An event kind in words ("daño"), or what is stored if it names none."""
+    return str(EventKind(action).label) if action in EventKind.values else action
 
 
 def payload_of(event: Event) -> Payload:

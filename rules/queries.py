@@ -8,11 +8,12 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from campaigns.models import Campaign, Event, EventKind
+from campaigns.models import Campaign, Event
 from characters.models import Character
 from rules import engine
 from rules.actions.core import load, lock_campaign
 from rules.actions.health import checked_duration, resting_set
+from rules.events import EventKind
 from rules.models import CalledCheck, CallStatus
 
 

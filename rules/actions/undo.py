@@ -10,10 +10,11 @@ from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign, Event, EventKind
+from campaigns.models import Campaign, Event
 from rules import engine, events, mapping
 from rules.actions import checks, diseases, sheet  # noqa: F401 - each registers its undoers (core.undoes)
 from rules.actions.core import UNDOERS, ActionError, Actor, Loaded, Outcome, finish, load, lock_campaign
+from rules.events import EventKind
 from rules.models import Disease
 
 logger = logging.getLogger(__name__)

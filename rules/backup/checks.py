@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 from django.utils.translation import gettext as _
 
-from campaigns.models import EventKind, PartyView
+from campaigns.models import PartyView
 from characters.models import SHEET_RANGES
 from rules import engine, events
 from rules.actions.sheet import CHARACTER_PARTY_VIEWS
@@ -32,6 +32,7 @@ from rules.backup.schema import (
     State,
 )
 from rules.backup.states import States, character_health, comparable
+from rules.events import EventKind
 from rules.models import disease_errors
 
 # Entries written by rules.actions.core.finish: a state before and after of each character they are about.

@@ -11,7 +11,7 @@ from typing import Any, Literal, cast
 import msgspec
 from django.db import transaction
 
-from campaigns.models import Campaign, Event, EventKind, PartyView
+from campaigns.models import Campaign, Event, PartyView
 from characters.models import Character
 from rules import events, mapping
 from rules.actions.core import lock_campaign
@@ -28,6 +28,7 @@ from rules.backup.schema import (
     WoundEntry,
     with_diseases,
 )
+from rules.events import EventKind
 from rules.models import Category, Disease, Illness, Wound, WoundKind
 
 logger = logging.getLogger(__name__)

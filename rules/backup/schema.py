@@ -21,11 +21,12 @@ import msgspec
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from msgspec import UNSET, Meta, UnsetType
 
-from campaigns.models import EventKind, PartyView
+from campaigns.models import PartyView
 from characters.models import SHEET_RANGES
 from rules import engine, mapping
 from rules.actions.diseases import NAME_LENGTH as DISEASE_NAME_LENGTH
 from rules.actions.sheet import NAME_LENGTH, NOTES_LENGTH
+from rules.events import EventKind
 from rules.models import PENALTY_MIN, PG_PER_WEEK_MAX, Category, WoundKind
 
 FORMAT = "12plus-campaign"

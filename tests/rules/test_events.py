@@ -3,11 +3,12 @@ an entry no action could write is refused where it is read, saying where."""
 
 import pytest
 
-from campaigns.models import Event, EventKind
+from campaigns.models import Event
 from characters.models import Character
 from rules import actions, events, queries
 from rules.actions import Call, DiseaseSheet, Sheet
 from rules.damage import Attack, Collision, Drowning, Fall, Gas
+from rules.events import EventKind
 from rules.models import CheckKind, Illness
 from tests.helpers import World, plague, reload, snapshot
 

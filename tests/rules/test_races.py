@@ -7,10 +7,11 @@ from dataclasses import replace
 import pytest
 from django.urls import reverse
 
-from campaigns.models import Campaign, Event, EventKind, Invitation
+from campaigns.models import Campaign, Event, Invitation
 from characters.models import Character
 from rules import actions, engine, queries
 from rules.damage import Attack, Gas
+from rules.events import EventKind
 from rules.models import Disease, Illness
 from tests.helpers import HTMX, client_for, death_invariant_violations, log_mismatches, make_user, plague, run_at_once
 
