@@ -45,7 +45,6 @@ from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, entries_for, names_in
 from play.party import companion
 from play.timeline import timeline_for
 from rules import events
-from rules.events import EventKind
 from rules.models import CalledCheck, CallStatus
 from rules.queries import latest_undoable
 
@@ -73,21 +72,9 @@ def view_of(audience: Audience, character: int | None = None) -> View:
 
 # --- what a change touched -------------------------------------------------------------------------------------------
 
+
 # Events that change who is in play, their names or players, or what the players see of one another: lists of
 # characters and the companions are drawn again.
-ROSTER = {
-    EventKind.CHARACTER_ADDED,
-    EventKind.CHARACTER_EDITED,
-    EventKind.CHARACTER_REMOVED,
-    EventKind.INVITATION_CLAIMED,
-    EventKind.CAMPAIGN_EDITED,
-}
-# Events that call, close or reopen checks (an event that answered a call carries it in its details).
-CALLS = {EventKind.CHECK_CALLED, EventKind.CHECK_CANCELLED, EventKind.CHARACTER_REMOVED}
-# A disease's name or numbers show on every card of a character that has it: everything is drawn again.
-DISEASES = {EventKind.DISEASE_ADDED, EventKind.DISEASE_EDITED, EventKind.DISEASE_RETIRED, EventKind.DISEASE_RESTORED}
-
-
 @dataclass(frozen=True)
 class Touch:
     """What one change touched, worked out from its event: which regions of a screen it redraws."""
@@ -121,15 +108,14 @@ def touch_of(event: Event | None) -> Touch:
         # An undo touches what the event it undid touched, and that event's entry, now marked undone.
         entries = (event.pk, int(payload.event))
         payload = payload.undone_payload()
-    kind = payload.kind_of_event
-    if kind in DISEASES:
+    if payload.changes_disease:  # its name or numbers show on every card of a character that has it
         return Touch(everything=True, clock=True, roster=True, calls=True, entries=entries)
     return Touch(
         clock=event.clock_before != event.clock_after,
         characters=frozenset(event.characters),
-        roster=kind in ROSTER,
-        calls=kind in CALLS or getattr(payload, "call", None) is not None,
-        campaign=kind == EventKind.CAMPAIGN_EDITED,
+        roster=payload.roster,
+        calls=payload.calls or getattr(payload, "call", None) is not None,  # an answer to a called check closes it
+        campaign=isinstance(payload, events.CampaignEdited),
         entries=entries,
     )
 

@@ -3,20 +3,19 @@
 An action builds its payload (rules.actions), `Event.details` stores it as JSON, and everything that reads an entry —
 the log's words (play.log), undo (rules.actions.undo) and the backup (rules.backup) — reads it back through
 `payload_of`, which refuses a damaged entry with `DamagedEntry` instead of letting a missing key surface later. A new
-event kind is one class here (registered in PAYLOADS), one wording function in play.log and, when it changes more than
-health, one undo function in rules.actions.
+event kind is one member of EventKind and one class here (with its flags: what it does, for the screens and the
+backup), one wording function in play.log (`@words`) and, when it changes more than health, one undo function in
+rules.actions (`@undoes`).
 
 A reference to a row is marked with what it refers to (`Refers`): a database id in the log, a document key ("c1") in
-a backup, an id of no row (None) for what a backup leaves out (accounts, invitation links). `mapped` turns every
-reference of a payload into the other side's, so the backup never lists them by hand.
+a backup, an id of no row (None) for what a backup leaves out (accounts, invitation links): rules.backup.references
+finds and maps them all, so the backup never lists them by hand.
 """
 
 from __future__ import annotations
 
-import types
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeAliasType, Union, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import msgspec
 from django.db import models
@@ -77,7 +76,6 @@ type EventRef = Annotated[int | str, Refers("event")]
 type InvitationRef = Annotated[int | None, Refers("invitation")]
 type UserRef = Annotated[int | None, Refers("user")]
 type PgPair = tuple[Signed, Signed]  # PG before and after
-type Mapper = Callable[[str, Any], Any]
 
 
 class Record(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -86,9 +84,16 @@ class Record(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 
 class Payload(Record):
-    """What one log entry says beyond its kind, clock, characters and states (campaigns.models.Event)."""
+    """What one log entry says beyond its kind, clock, characters and states (campaigns.models.Event), and what the
+    kind does, said once here for the screens (play.screens), undo and the backup (rules.backup.checks)."""
 
     kind_of_event: ClassVar[EventKind]
+    health: ClassVar[bool] = False  # logged by rules.actions.core.finish: each changed character's state before, after
+    about_one: ClassVar[bool] = False  # about exactly one character
+    in_play: ClassVar[bool] = False  # done only to a character in play (not removed)
+    roster: ClassVar[bool] = False  # changes who is at the table or who plays whom: card lists and player pages
+    calls: ClassVar[bool] = False  # calls checks, or closes or reopens them
+    changes_disease: ClassVar[bool] = False  # a campaign disease: its name and numbers show on every card
 
 
 # --- the parts --------------------------------------------------------------------------------------------------------
@@ -138,6 +143,7 @@ class DamageDice(Record):
 
 class Damage(Payload):
     kind_of_event = EventKind.DAMAGE
+    health = in_play = True
     kind: WoundKind
     damage: dict[CharacterKey, Whole]
     pg: dict[CharacterKey, PgPair] = {}
@@ -160,6 +166,7 @@ class Damage(Payload):
 
 class Advance(Payload):
     kind_of_event = EventKind.ADVANCE
+    health = in_play = True
     seconds: Whole
     resting: list[CharacterRef] = []
     pg: dict[CharacterKey, PgPair] = {}
@@ -167,6 +174,7 @@ class Advance(Payload):
 
 class Expose(Payload):
     kind_of_event = EventKind.EXPOSE
+    health = in_play = True
     disease: Text  # its name, as the log shows it
     category: Text = ""
     rolls: list[Roll] = []
@@ -177,12 +185,14 @@ class Expose(Payload):
 
 class TreatWounds(Payload):
     kind_of_event = EventKind.TREAT_WOUNDS
+    health = about_one = in_play = True
     healer: CharacterRef
     healer_name: Text
 
 
 class TreatIllness(Payload):
     kind_of_event = EventKind.TREAT_ILLNESS
+    health = about_one = in_play = True
     healer: CharacterRef
     healer_name: Text
     disease: Text
@@ -191,12 +201,14 @@ class TreatIllness(Payload):
 
 class Medicate(Payload):
     kind_of_event = EventKind.MEDICATE
+    health = about_one = in_play = True
     disease: Text
     cured: bool = False
 
 
 class Exertion(Payload):
     kind_of_event = EventKind.EXERTION
+    health = about_one = in_play = True
     rolls: list[Roll]
     damage: dict[CharacterKey, Whole]
     pg: dict[CharacterKey, PgPair] = {}
@@ -253,12 +265,14 @@ class SheetChanges(Record):
 
 class CharacterAdded(Payload):
     kind_of_event = EventKind.CHARACTER_ADDED
+    about_one = roster = True
     name: Text
     player: Text = ""
 
 
 class CharacterEdited(Payload):
     kind_of_event = EventKind.CHARACTER_EDITED
+    health = about_one = in_play = roster = True
     name: Text
     changes: SheetChanges
     revoked: list[InvitationRef] = []
@@ -267,24 +281,28 @@ class CharacterEdited(Payload):
 
 class CharacterRemoved(Payload):
     kind_of_event = EventKind.CHARACTER_REMOVED
+    about_one = in_play = roster = calls = True
     name: Text
     revoked: list[InvitationRef] = []
 
 
 class InvitationCreated(Payload):
     kind_of_event = EventKind.INVITATION_CREATED
+    about_one = in_play = True
     name: Text
     invitation: InvitationRef = None
 
 
 class InvitationRevoked(Payload):
     kind_of_event = EventKind.INVITATION_REVOKED
+    about_one = True
     name: Text
     invitation: InvitationRef = None
 
 
 class InvitationClaimed(Payload):
     kind_of_event = EventKind.INVITATION_CLAIMED
+    about_one = in_play = roster = True
     name: Text
     player: Text
     invitation: InvitationRef = None
@@ -299,6 +317,7 @@ class CampaignChanges(Record):
 
 class CampaignEdited(Payload):
     kind_of_event = EventKind.CAMPAIGN_EDITED
+    roster = True
     changes: CampaignChanges
     gms: tuple[Text, Text] | None = None  # the GMs' names, when the GM changed
 
@@ -317,12 +336,14 @@ class DiseaseChanges(Record):
 
 class DiseaseAdded(Payload):
     kind_of_event = EventKind.DISEASE_ADDED
+    changes_disease = True
     disease: DiseaseRef
     name: Text
 
 
 class DiseaseEdited(Payload):
     kind_of_event = EventKind.DISEASE_EDITED
+    changes_disease = True
     disease: DiseaseRef
     name: Text
     changes: DiseaseChanges
@@ -330,12 +351,14 @@ class DiseaseEdited(Payload):
 
 class DiseaseRetired(Payload):
     kind_of_event = EventKind.DISEASE_RETIRED
+    changes_disease = True
     disease: DiseaseRef
     name: Text
 
 
 class DiseaseRestored(Payload):
     kind_of_event = EventKind.DISEASE_RESTORED
+    changes_disease = True
     disease: DiseaseRef
     name: Text
 
@@ -345,6 +368,7 @@ class DiseaseRestored(Payload):
 
 class CheckCalled(Payload):
     kind_of_event = EventKind.CHECK_CALLED
+    calls = True
     check: CheckKind
     skipped: list[CharacterRef] = []
     protected: list[CharacterRef] = []
@@ -356,6 +380,7 @@ class CheckCalled(Payload):
 
 class CheckCancelled(Payload):
     kind_of_event = EventKind.CHECK_CANCELLED
+    calls = True
     check: CheckKind
     checks: list[Whole] = []  # the called checks' ids where it was played (a backup keeps them as they are)
     height_m: Whole | None = None
@@ -365,32 +390,8 @@ class CheckCancelled(Payload):
 
 # --- reading and writing ----------------------------------------------------------------------------------------------
 
-PAYLOADS: dict[EventKind, type[Payload]] = {
-    payload.kind_of_event: payload
-    for payload in (
-        Damage,
-        Advance,
-        Expose,
-        TreatWounds,
-        TreatIllness,
-        Medicate,
-        Exertion,
-        Undo,
-        CharacterAdded,
-        CharacterEdited,
-        CharacterRemoved,
-        InvitationCreated,
-        InvitationRevoked,
-        InvitationClaimed,
-        CampaignEdited,
-        DiseaseAdded,
-        DiseaseEdited,
-        DiseaseRetired,
-        DiseaseRestored,
-        CheckCalled,
-        CheckCancelled,
-    )
-}
+# Every payload class, by its kind: a new kind is one more class above.
+PAYLOADS: dict[EventKind, type[Payload]] = {payload.kind_of_event: payload for payload in Payload.__subclasses__()}
 assert set(PAYLOADS) == set(EventKind), "every event kind has its payload"
 
 
@@ -445,67 +446,3 @@ def _without_none(value: Any) -> Any:
 def changed(changes: SheetChanges | DiseaseChanges | CampaignChanges) -> dict[str, tuple[Any, Any]]:
     """The fields an edit changed, each with its value before and after."""
     return {name: pair for name, pair in msgspec.structs.asdict(changes).items() if pair is not None}
-
-
-# --- references -------------------------------------------------------------------------------------------------------
-
-
-def mapped[R: Record](record: R, m: Mapper) -> R:
-    """The same record with each reference `m(what, value)`: ids into a document's keys, or keys into new ids."""
-    hints = get_type_hints(type(record), include_extras=True)
-    new = {name: _mapped_value(getattr(record, name), hints[name], m) for name in record.__struct_fields__}
-    if isinstance(record, Undo):
-        undone = mapped(record.undone_payload(), m)
-        new["undone"] = msgspec.structs.replace(new["undone"], details=stored(undone))
-    return msgspec.structs.replace(record, **new)
-
-
-def _mapped_value(value: Any, hint: Any, m: Mapper) -> Any:
-    hint, what = _unwrapped(hint)
-    if value is None:
-        return None
-    if what is not None:
-        return m(what, value)
-    if isinstance(value, Record):
-        return mapped(value, m)
-    origin, args = get_origin(hint), get_args(hint)
-    if origin is list:
-        return [_mapped_value(item, args[0], m) for item in value]
-    if origin is tuple:
-        return tuple(_mapped_value(item, arg, m) for item, arg in zip(value, args, strict=True))
-    if origin is dict:
-        _key, key_what = _unwrapped(args[0])
-        return {
-            (key if key_what is None else str(m(key_what, key))): _mapped_value(item, args[1], m)
-            for key, item in value.items()
-        }
-    if origin in (Union, types.UnionType):
-        members = [arg for arg in args if arg is not type(None)]
-        if len(members) == 1:
-            return _mapped_value(value, members[0], m)
-    return value
-
-
-def _unwrapped(hint: Any) -> tuple[Any, str | None]:
-    """A type hint without its aliases and annotations, and what it refers to, if it is a reference."""
-    what = None
-    while True:
-        if isinstance(hint, TypeAliasType):
-            hint = hint.__value__
-        elif get_origin(hint) is Annotated:
-            what = next((meta.what for meta in hint.__metadata__ if isinstance(meta, Refers)), what)
-            hint = hint.__origin__
-        else:
-            return hint, what
-
-
-def references(record: Record) -> list[tuple[str, Any]]:
-    """Every reference a record carries, as (what, value)."""
-    found: list[tuple[str, Any]] = []
-
-    def seen(what: str, value: Any) -> Any:
-        found.append((what, value))
-        return value
-
-    mapped(record, seen)
-    return found

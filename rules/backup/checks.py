@@ -21,6 +21,7 @@ from campaigns.models import PartyView
 from characters.models import SHEET_RANGES
 from rules import engine, events
 from rules.actions.sheet import CHARACTER_PARTY_VIEWS
+from rules.backup import references
 from rules.backup.read import payload_refusal, refused
 from rules.backup.schema import (
     DISEASE_NAME_LENGTH,
@@ -35,37 +36,11 @@ from rules.backup.states import States, character_health, comparable
 from rules.events import EventKind
 from rules.models import disease_errors
 
-# Entries written by rules.actions.core.finish: a state before and after of each character they are about.
-HEALTH_KINDS = {
-    EventKind.DAMAGE,
-    EventKind.ADVANCE,
-    EventKind.EXPOSE,
-    EventKind.TREAT_WOUNDS,
-    EventKind.TREAT_ILLNESS,
-    EventKind.MEDICATE,
-    EventKind.EXERTION,
-    EventKind.CHARACTER_EDITED,
-}
-ABOUT_ONE = {
-    EventKind.TREAT_WOUNDS,
-    EventKind.TREAT_ILLNESS,
-    EventKind.MEDICATE,
-    EventKind.EXERTION,
-    EventKind.CHARACTER_EDITED,
-    EventKind.CHARACTER_ADDED,
-    EventKind.CHARACTER_REMOVED,
-    EventKind.INVITATION_CREATED,
-    EventKind.INVITATION_REVOKED,
-    EventKind.INVITATION_CLAIMED,
-}
-# What is done to a character in play only (rules.actions.core.load, Character.objects).
-IN_PLAY = {*HEALTH_KINDS, EventKind.CHARACTER_REMOVED, EventKind.INVITATION_CREATED, EventKind.INVITATION_CLAIMED}
-DISEASE_KINDS = {
-    EventKind.DISEASE_ADDED,
-    EventKind.DISEASE_EDITED,
-    EventKind.DISEASE_RETIRED,
-    EventKind.DISEASE_RESTORED,
-}
+# What each kind does (rules.events.Payload's flags), as the checks below ask it.
+HEALTH_KINDS = {kind for kind, payload in events.PAYLOADS.items() if payload.health}
+ABOUT_ONE = {kind for kind, payload in events.PAYLOADS.items() if payload.about_one}
+IN_PLAY = {kind for kind, payload in events.PAYLOADS.items() if payload.in_play}
+DISEASE_KINDS = {kind for kind, payload in events.PAYLOADS.items() if payload.changes_disease}
 SHEET = ("name", "constitution", "jump", "heal_wounds", "weight_kg", "notes", "party_view")
 
 assert set(CHARACTER_PARTY_VIEWS) == {"", *PartyView.values}, "schema.CharacterPartyView lists them"
@@ -133,7 +108,7 @@ def _payload(path: str, entry: EventEntry, known: dict[str, set[str]]) -> events
         payload = events.decode(entry.action, raw)
     except events.DamagedEntry as damaged:
         raise payload_refusal(at, damaged, events.PAYLOADS[entry.action]) from damaged
-    for what, value in events.references(payload):
+    for what, value in references.references(payload):
         if what not in known:  # an account or an invitation link: ids of another site
             raise refused(at, _("nombra una cuenta o una invitación de otro sitio, que la copia no lleva."))
         if not isinstance(value, str) or value not in known[what]:

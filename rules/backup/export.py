@@ -15,6 +15,7 @@ from campaigns.models import Campaign, Event, PartyView
 from characters.models import Character
 from rules import events, mapping
 from rules.actions.core import lock_campaign
+from rules.backup import references
 from rules.backup.schema import (
     CampaignPart,
     CharacterEntry,
@@ -91,7 +92,7 @@ def document_of(campaign: Campaign | int) -> Document:
         _refer(event, seen)
         try:
             if (payload := payloads[index]) is not None:
-                events.mapped(payload, seen)
+                references.mapped(payload, seen)
         except (TypeError, ValueError):  # a reference that is no id: a damaged entry, exported as it is
             payloads[index] = None
     for wound in wounds:
@@ -213,7 +214,7 @@ def _refer(event: Event, seen: Any) -> None:
 def _entry(event: Event, payload: events.Payload | None, key: Any) -> EventEntry:
     details = event.details
     if payload is not None:
-        details = events.stored(events.mapped(payload, key))
+        details = events.stored(references.mapped(payload, key))
     return EventEntry(
         key=key("event", event.pk),
         action=EventKind(event.action),

@@ -24,6 +24,7 @@ from rules import engine, events, mapping
 from rules.actions.campaign import room_for_one_more
 from rules.actions.core import ActionError
 from rules.actions.diseases import name_taken
+from rules.backup import references
 from rules.backup.checks import check
 from rules.backup.read import as_document, refused
 from rules.backup.schema import CharacterEntry, DiseaseEntry, Document, EventEntry, with_diseases
@@ -190,7 +191,7 @@ def _event(campaign: Campaign, entry: EventEntry, payload: events.Payload, gm: U
         clock_after=entry.clock_after,
         created=entry.created,
         characters=[to_id("character", key) for key in entry.characters],
-        details=events.stored(events.mapped(payload, to_id)),
+        details=events.stored(references.mapped(payload, to_id)),
         before=states(entry.before),
         after=states(entry.after),
         undone=entry.undone,

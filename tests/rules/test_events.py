@@ -7,6 +7,7 @@ from campaigns.models import Event
 from characters.models import Character
 from rules import actions, events, queries
 from rules.actions import Call, DiseaseSheet, Sheet
+from rules.backup import references
 from rules.damage import Attack, Collision, Drowning, Fall, Gas
 from rules.events import EventKind
 from rules.models import CheckKind, Illness
@@ -69,13 +70,13 @@ def test_every_reference_is_found_and_mapped(world: World):
     characters = {world.char_a1.pk, world.char_a2.pk, world.npc_a.pk}
     for event in Event.objects.filter(campaign=world.campaign_a):
         payload = events.payload_of(event)
-        found = events.references(payload)
+        found = references.references(payload)
         for what, value in found:
             assert what in {"character", "disease", "event", "invitation", "user"}, (event.action, what)
             if what == "character":
                 assert int(value) in characters | set(event.characters), (event.action, value)
-        keyed = events.mapped(payload, lambda what, value: None if value is None else f"{what[0]}{value}")
-        assert events.references(keyed) == [
+        keyed = references.mapped(payload, lambda what, value: None if value is None else f"{what[0]}{value}")
+        assert references.references(keyed) == [
             (what, None if value is None else f"{what[0]}{value}") for what, value in found
         ], event.action
 
