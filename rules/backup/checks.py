@@ -22,7 +22,7 @@ from characters.models import SHEET_RANGES
 from rules import engine, events
 from rules.actions.sheet import CHARACTER_PARTY_VIEWS
 from rules.backup import references
-from rules.backup.read import payload_refusal, refused
+from rules.backup.read import invalid_copy, invalid_payload
 from rules.backup.schema import (
     DISEASE_NAME_LENGTH,
     NAME_LENGTH,
@@ -57,7 +57,7 @@ def check(document: Document) -> list[events.Payload]:
     }
     for index, disease in enumerate(document.diseases):
         for field, message in disease_errors(disease.category, disease.penalty, disease.pg_per_week).items():
-            raise refused(f"$.diseases[{index}].{field}", message)
+            raise invalid_copy(f"$.diseases[{index}].{field}", message)
     states = States({f"disease:{key}" for key in known["disease"]})
     clock = document.campaign.clock
     healths = {
@@ -82,13 +82,13 @@ def _check_keys(document: Document) -> None:
         for index, key in enumerate([*keys, *missing]):
             if key != (expected := f"{prefix}{index + 1}"):
                 where = f"{path}[{index}].key" if index < len(keys) else f"{missing_path}[{index - len(keys)}]"
-                raise refused(where, _("debe ser «%(key)s»: las claves van en orden.") % {"key": expected})
+                raise invalid_copy(where, _("debe ser «%(key)s»: las claves van en orden.") % {"key": expected})
     others = False
     for index, disease in enumerate(document.diseases):
         others = others or disease.scope != "campaign"
         if others and disease.scope == "campaign":
             message = _("las enfermedades propias de la campaña van antes que las demás.")
-            raise refused(f"$.diseases[{index}].scope", message)
+            raise invalid_copy(f"$.diseases[{index}].scope", message)
 
 
 def _payload(path: str, entry: EventEntry, known: dict[str, set[str]]) -> events.Payload:
@@ -103,22 +103,22 @@ def _payload(path: str, entry: EventEntry, known: dict[str, set[str]]) -> events
             try:
                 events.decode(kind, undone["details"])
             except events.DamagedEntry as damaged:
-                raise payload_refusal(f"{at}.undone.details", damaged, events.PAYLOADS[kind]) from damaged
+                raise invalid_payload(f"{at}.undone.details", damaged, events.PAYLOADS[kind]) from damaged
     try:
         payload = events.decode(entry.action, raw)
     except events.DamagedEntry as damaged:
-        raise payload_refusal(at, damaged, events.PAYLOADS[entry.action]) from damaged
+        raise invalid_payload(at, damaged, events.PAYLOADS[entry.action]) from damaged
     for what, value in references.references(payload):
         if what not in known:  # an account or an invitation link: ids of another site
-            raise refused(at, _("nombra una cuenta o una invitación de otro sitio, que la copia no lleva."))
+            raise invalid_copy(at, _("nombra una cuenta o una invitación de otro sitio, que la copia no lleva."))
         if not isinstance(value, str) or value not in known[what]:
-            raise refused(at, _("nombra «%(key)s», que no está en la copia.") % {"key": str(value)[:40]})
+            raise invalid_copy(at, _("nombra «%(key)s», que no está en la copia.") % {"key": str(value)[:40]})
     for side in ("characters", "before", "after"):
         for key in getattr(entry, side):
             if key not in known["character"]:
-                raise refused(f"{path}.{side}", _("nombra «%(key)s», que no está en la copia.") % {"key": key})
+                raise invalid_copy(f"{path}.{side}", _("nombra «%(key)s», que no está en la copia.") % {"key": key})
     if len(set(entry.characters)) != len(entry.characters):
-        raise refused(f"{path}.characters", _("repite una clave."))
+        raise invalid_copy(f"{path}.characters", _("repite una clave."))
     return payload
 
 
@@ -146,7 +146,7 @@ class _Log:
             at = f"$.events[{index}]"
             if entry.clock_before != clock:
                 message = _("no sigue al reloj del cambio anterior (%(s)s s).") % {"s": clock}
-                raise refused(f"{at}.clock_before", message)
+                raise invalid_copy(f"{at}.clock_before", message)
             target = self._undone(at, index, payload) if entry.action == EventKind.UNDO else None
             clock = self._clock(at, index, entry, payload, target)
             self._states_needed(at, entry, payload, target)
@@ -161,7 +161,7 @@ class _Log:
         """An entry's states after it: each at the entry's clock, and one the engine leaves."""
         for key, state in states.items():
             if state.now != clock:
-                raise refused(f"{at}.{key}.now", _("no es el reloj del cambio (%(s)s s).") % {"s": clock})
+                raise invalid_copy(f"{at}.{key}.now", _("no es el reloj del cambio (%(s)s s).") % {"s": clock})
         return {key: self.states.of(f"{at}.{key}", state) for key, state in states.items()}
 
     def _before(self, at: str, states: dict[str, State], clock: int) -> dict[str, engine.Health]:
@@ -174,13 +174,13 @@ class _Log:
                 continue
             left, health_left = self.current[key]
             if state.now != clock:
-                raise refused(f"{at}.{key}.now", _("no es el reloj del cambio (%(s)s s).") % {"s": clock})
+                raise invalid_copy(f"{at}.{key}.now", _("no es el reloj del cambio (%(s)s s).") % {"s": clock})
             if _unclocked(state) != _unclocked(left):
-                raise refused(f"{at}.{key}", _("no es el estado en que dejó a su personaje el registro."))
+                raise invalid_copy(f"{at}.{key}", _("no es el estado en que dejó a su personaje el registro."))
             if health_left.died_at is None and any(
                 (due := illness.next_loss_at) is not None and due <= clock for illness in health_left.illnesses
             ):
-                raise refused(f"{at}.{key}", _("le falta una pérdida semanal de su enfermedad, que ya tocaba."))
+                raise invalid_copy(f"{at}.{key}", _("le falta una pérdida semanal de su enfermedad, que ya tocaba."))
             found[key] = health_left
         return found
 
@@ -188,7 +188,9 @@ class _Log:
         assert isinstance(payload, events.Undo)
         entries = self.document.events
         if not self.open or entries[self.open[-1]].key != payload.event:
-            raise refused(f"{at}.details.event", _("no es el último cambio sin deshacer, que es el que se deshace."))
+            raise invalid_copy(
+                f"{at}.details.event", _("no es el último cambio sin deshacer, que es el que se deshace.")
+            )
         undone = self.open.pop()
         self.undone_by[undone] = index
         target = entries[undone]
@@ -197,7 +199,7 @@ class _Log:
             target.details,
             target.characters,
         ):
-            raise refused(f"{at}.details.undone", _("no repite lo que deshizo."))
+            raise invalid_copy(f"{at}.details.undone", _("no repite lo que deshizo."))
         return target
 
     def _clock(self, at: str, index: int, entry: EventEntry, payload: events.Payload, target: Any) -> int:
@@ -210,44 +212,44 @@ class _Log:
                 low, high = engine.LIMITS["advance"]
                 if not low <= payload.seconds <= high:
                     message = _("debe ser un número entero entre %(low)s y %(high)s.") % {"low": low, "high": high}
-                    raise refused(f"{at}.details.seconds", message)
+                    raise invalid_copy(f"{at}.details.seconds", message)
                 clock += payload.seconds
         if entry.clock_after != clock:
             message = _("no cuadra con el reloj de antes y lo que hizo (%(s)s s).") % {"s": clock}
-            raise refused(f"{at}.clock_after", message)
+            raise invalid_copy(f"{at}.clock_after", message)
         return clock
 
     def _states_needed(self, at: str, entry: EventEntry, payload: events.Payload, target: EventEntry | None) -> None:
         """(The undo of) an entry puts back the state before of each character it changed: it has that state."""
         before, after, about = set(entry.before), set(entry.after), set(entry.characters)
         if entry.action in ABOUT_ONE and len(entry.characters) != 1:
-            raise refused(f"{at}.characters", _("debe tratar de un solo personaje."))
+            raise invalid_copy(f"{at}.characters", _("debe tratar de un solo personaje."))
         lacking = _("le falta el estado de antes de %(key)s: deshacerlo no podría devolvérselo.")
         if entry.action in HEALTH_KINDS or target is not None:
             for key in sorted(after - before):
-                raise refused(f"{at}.before", lacking % {"key": key})
+                raise invalid_copy(f"{at}.before", lacking % {"key": key})
             for key in sorted(before - after):
-                raise refused(f"{at}.after", _("le falta el estado de después de %(key)s.") % {"key": key})
+                raise invalid_copy(f"{at}.after", _("le falta el estado de después de %(key)s.") % {"key": key})
         if entry.action in HEALTH_KINDS:
             for key in sorted(about - before):
-                raise refused(f"{at}.before", lacking % {"key": key})
+                raise invalid_copy(f"{at}.before", lacking % {"key": key})
             if about != before:
-                raise refused(f"{at}.characters", _("no nombra a cada personaje cuyo estado cambia."))
+                raise invalid_copy(f"{at}.characters", _("no nombra a cada personaje cuyo estado cambia."))
             named, told = _named(payload)
             for key in sorted(named - before):
-                raise refused(f"{at}.details", lacking % {"key": key})
+                raise invalid_copy(f"{at}.details", lacking % {"key": key})
             for key in sorted(before - (before if told is None else told)):
-                raise refused(f"{at}.details", _("no dice qué le pasó a %(key)s.") % {"key": key})
+                raise invalid_copy(f"{at}.details", _("no dice qué le pasó a %(key)s.") % {"key": key})
         elif target is not None:
             if before != set(target.before):
-                raise refused(f"{at}.before", _("no devuelve el estado de antes de lo que deshizo."))
+                raise invalid_copy(f"{at}.before", _("no devuelve el estado de antes de lo que deshizo."))
             if about != before | set(target.characters):
-                raise refused(f"{at}.characters", _("no nombra a cada personaje cuyo estado cambia."))
+                raise invalid_copy(f"{at}.characters", _("no nombra a cada personaje cuyo estado cambia."))
         elif entry.action == EventKind.CHARACTER_ADDED:
             if before or after != about:
-                raise refused(f"{at}.after", _("no es el estado de un personaje nuevo."))
+                raise invalid_copy(f"{at}.after", _("no es el estado de un personaje nuevo."))
         elif before or after:
-            raise refused(f"{at}.before", _("no lleva estados de salud: este cambio no los tiene."))
+            raise invalid_copy(f"{at}.before", _("no lleva estados de salud: este cambio no los tiene."))
 
     def _who(self, at: str, entry: EventEntry, target: EventEntry | None) -> None:
         """Only a character in play is acted on; characters come (added, an undone removal) and go (removed, an undone
@@ -256,11 +258,13 @@ class _Log:
         if target is None and entry.action in IN_PLAY:
             for key in entry.characters:
                 if not self.in_play.get(key, False):
-                    raise refused(f"{at}.characters", _("trata de %(key)s, que no está en juego.") % {"key": key})
+                    raise invalid_copy(f"{at}.characters", _("trata de %(key)s, que no está en juego.") % {"key": key})
         if kind == EventKind.CHARACTER_ADDED:
             [key] = entry.characters if target is None else target.characters
             if target is None and key in self.in_play:
-                raise refused(f"{at}.characters", _("añade a %(key)s, que ya estaba en la campaña.") % {"key": key})
+                raise invalid_copy(
+                    f"{at}.characters", _("añade a %(key)s, que ya estaba en la campaña.") % {"key": key}
+                )
             self.in_play[key] = target is None
         if kind == EventKind.CHARACTER_REMOVED:
             [key] = entry.characters if target is None else target.characters
@@ -279,36 +283,38 @@ class _Log:
         if isinstance(payload, events.Damage | events.Advance | events.Exertion):
             for key, (pg_before, pg_after) in payload.pg.items():
                 if (before[key].pg, after[key].pg) != (pg_before, pg_after):
-                    raise refused(f"{at}.details.pg", _("da unos PG que no son los de sus estados."))
+                    raise invalid_copy(f"{at}.details.pg", _("da unos PG que no son los de sus estados."))
         if entry.action == EventKind.CHARACTER_ADDED:
             for key, found in after.items():
                 if found != engine.Health(found.constitution, now=found.now):
-                    raise refused(f"{at}.after.{key}", _("no es el estado de un personaje nuevo."))
+                    raise invalid_copy(f"{at}.after.{key}", _("no es el estado de un personaje nuevo."))
         if target is not None:
             for key, written in entry.after.items():
                 wanted = target.before[key]
                 if target.action != EventKind.CHARACTER_EDITED:  # rules.actions.undo: its CON is the one it has now
                     wanted = msgspec.structs.replace(wanted, constitution=before[key].constitution)
                 if written != wanted:
-                    raise refused(f"{at}.after.{key}", _("no devuelve el estado de antes de lo que deshizo."))
+                    raise invalid_copy(f"{at}.after.{key}", _("no devuelve el estado de antes de lo que deshizo."))
 
     def _end(self, clock: int) -> None:
         """The undone entries are the undos' ones; the campaign's clock and rows are where the log ends."""
         for index, entry in enumerate(self.document.events):
             undone = index in self.undone_by
             if entry.undone != undone:
-                raise refused(f"$.events[{index}].undone", _("no cuadra con los «deshacer» del registro."))
+                raise invalid_copy(f"$.events[{index}].undone", _("no cuadra con los «deshacer» del registro."))
             if (entry.undone_at is not None) != undone or (entry.undone_by is not None and not undone):
-                raise refused(f"$.events[{index}]", _("tiene fecha y autor de deshecho solo si está deshecho."))
+                raise invalid_copy(f"$.events[{index}]", _("tiene fecha y autor de deshecho solo si está deshecho."))
         if self.document.campaign.clock != clock:
             message = _("no es el reloj en que acaba el registro (%(s)s s).") % {"s": clock}
-            raise refused("$.campaign.clock", message)
+            raise invalid_copy("$.campaign.clock", message)
         for index, character in enumerate(self.document.characters):
             state = self.current.get(character.key)
             if state is not None and comparable(state[1]) != comparable(self.rows[character.key]):
-                raise refused(f"$.characters[{index}]", _("no es el estado en que lo deja el registro."))
+                raise invalid_copy(f"$.characters[{index}]", _("no es el estado en que lo deja el registro."))
             if self.in_play.get(character.key, not character.removed) == character.removed:
-                raise refused(f"$.characters[{index}].removed", _("no cuadra con las altas y retiradas del registro."))
+                raise invalid_copy(
+                    f"$.characters[{index}].removed", _("no cuadra con las altas y retiradas del registro.")
+                )
 
 
 def _unclocked(state: State) -> State:
@@ -388,47 +394,47 @@ class _Undos:
             now = self.amounts[key]
             # A wound's row keeps its first amount; the undo writes what remains of it, never more.
             if any(amount > first for amount, first in zip(amounts, now, strict=False)):
-                raise refused(f"{at}.before.{key}", _("no cuadra con las heridas de su personaje."))
+                raise invalid_copy(f"{at}.before.{key}", _("no cuadra con las heridas de su personaje."))
             self.amounts[key] = now[: len(amounts)] + amounts[len(now) :]
             # An illness the undo brings back becomes a row again: its disease must be one.
             if any(illness.key not in self.known for illness in state.illnesses[self.episodes[key] :]):
-                raise refused(f"{at}.before.{key}", _("no nombra una enfermedad de la copia."))
+                raise invalid_copy(f"{at}.before.{key}", _("no nombra una enfermedad de la copia."))
             self.episodes[key] = len(state.illnesses)
 
     def _sheet(self, at: str, entry: EventEntry, payload: events.CharacterEdited) -> None:
         [key] = entry.characters
         sheet = self.sheets.get(key)
         if sheet is None:
-            raise refused(at, _("no cuadra con la hoja de su personaje."))
+            raise invalid_copy(at, _("no cuadra con la hoja de su personaje."))
         constitution_after = sheet["constitution"]
         for field, (old, new) in events.changed(payload.changes).items():
             if field != "player_id":  # accounts are not in the document
                 self._change(f"{at}.details.changes.{field}", sheet, field, old, new, "sheet")
         pair = (entry.before[key].constitution, entry.after[key].constitution)
         if pair != (sheet["constitution"], constitution_after):
-            raise refused(f"{at}.details.changes", _("no cuadra con la hoja de su personaje."))
+            raise invalid_copy(f"{at}.details.changes", _("no cuadra con la hoja de su personaje."))
 
     def _change(self, path: str, sheet: dict[str, Any], field: str, old: Any, new: Any, what: str) -> None:
         """An edit's change, undone: it changed what there is now, into something else, from a value it may have."""
         if sheet[field] != new:
-            raise refused(path, _("no cuadra con la hoja de su personaje."))
+            raise invalid_copy(path, _("no cuadra con la hoja de su personaje."))
         if old == new or not _value(what, field, old):
-            raise refused(path, _("no es un cambio válido."))
+            raise invalid_copy(path, _("no es un cambio válido."))
         sheet[field] = old
 
     def _disease(self, at: str, entry: EventEntry, payload: Any) -> None:
         sheet = self.own.get(payload.disease)
         if sheet is None:
-            raise refused(f"{at}.details.disease", _("no nombra una enfermedad propia de la campaña."))
+            raise invalid_copy(f"{at}.details.disease", _("no nombra una enfermedad propia de la campaña."))
         if isinstance(payload, events.DiseaseEdited):
             for field, (old, new) in events.changed(payload.changes).items():
                 self._change(f"{at}.details.changes.{field}", sheet, field, old, new, "disease")
             for field, message in disease_errors(sheet["category"], sheet["penalty"], sheet["pg_per_week"]).items():
-                raise refused(f"{at}.details.changes.{field}", message)
+                raise invalid_copy(f"{at}.details.changes.{field}", message)
         retired = {EventKind.DISEASE_RETIRED: True, EventKind.DISEASE_RESTORED: False, EventKind.DISEASE_ADDED: False}
         if entry.action in retired:
             if sheet["retired"] != retired[entry.action]:
-                raise refused(f"{at}.details.disease", _("no cuadra con la enfermedad de la copia."))
+                raise invalid_copy(f"{at}.details.disease", _("no cuadra con la enfermedad de la copia."))
             sheet["retired"] = not sheet["retired"]
         if entry.action == EventKind.DISEASE_ADDED:
             del self.own[payload.disease]

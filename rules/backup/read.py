@@ -28,7 +28,7 @@ NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
 STEP = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\[(\.\.\.)\]")
 
 
-def refused(path: str, problem: str) -> ActionError:
+def invalid_copy(path: str, problem: str) -> ActionError:
     return ActionError(_("La copia no es válida: %(path)s: %(problem)s") % {"path": path, "problem": problem}, "file")
 
 
@@ -57,11 +57,13 @@ def read_document(data: bytes) -> Document:
     try:
         document = msgspec.json.decode(data, type=Document)
     except msgspec.ValidationError as error:
-        raise refusal(error, Document) from error
+        raise invalid_by_schema(error, Document) from error
     except (msgspec.DecodeError, RecursionError) as error:
         raise _malformed(error) from error
     if NUL.search(data):
-        raise refused(_first(msgspec.json.decode(data), lambda text: "\x00" in text), _("contiene un carácter nulo."))
+        raise invalid_copy(
+            _first(msgspec.json.decode(data), lambda text: "\x00" in text), _("contiene un carácter nulo.")
+        )
     return document
 
 
@@ -74,7 +76,7 @@ def as_document(document: Document | dict[str, Any]) -> Document:
     try:
         data = json.dumps(document, ensure_ascii=False, allow_nan=False).encode()
     except UnicodeEncodeError as error:
-        raise refused(_first(document, _unencodable), _("contiene caracteres no válidos.")) from error
+        raise invalid_copy(_first(document, _unencodable), _("contiene caracteres no válidos.")) from error
     except (TypeError, ValueError, RecursionError) as error:  # NaN, Infinity, what JSON has not: never in a file
         raise ActionError(_("El archivo no es JSON válido: no es una copia de una campaña."), "file") from error
     return read_document(data)
@@ -118,7 +120,7 @@ def _texts(value: Any, path: str) -> Iterator[tuple[str, str]]:
 # --- msgspec's refusals in the GM's words -----------------------------------------------------------------------------
 
 
-def refusal(error: msgspec.ValidationError, root: Any) -> ActionError:
+def invalid_by_schema(error: msgspec.ValidationError, root: Any) -> ActionError:
     """A refusal of msgspec (decoding `root`) said where it is and what was expected there."""
     problem, at, where = str(error).rpartition(" - at `")
     if not at:
@@ -126,7 +128,7 @@ def refusal(error: msgspec.ValidationError, root: Any) -> ActionError:
     where = where.rstrip("`")
     is_key = where.startswith("key` in `")  # a JSON object's member name, not its value
     where = where.removeprefix("key` in `")
-    return refused(where, _problem(problem, expected(root, where), is_key))
+    return invalid_copy(where, _problem(problem, expected(root, where), is_key))
 
 
 def _problem(problem: str, hint: Any, is_key: bool) -> str:
@@ -231,10 +233,10 @@ def _unwrapped(hint: Any) -> tuple[Any, list[msgspec.Meta]]:
             return hint, metas
 
 
-def payload_refusal(path: str, damaged: events.DamagedEntry, payload: type[events.Payload]) -> ActionError:
+def invalid_payload(path: str, damaged: events.DamagedEntry, payload: type[events.Payload]) -> ActionError:
     """A log entry's details that are not their kind's payload (rules.events.decode), said where (`path`: the
     details' own path in the document)."""
     where = damaged.where
     is_key = where.startswith("key` in `")
     where = where.removeprefix("key` in `").removeprefix("details")
-    return refused(path + where, _problem(damaged.problem, expected(payload, "$" + where), is_key))
+    return invalid_copy(path + where, _problem(damaged.problem, expected(payload, "$" + where), is_key))

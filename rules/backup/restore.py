@@ -26,7 +26,7 @@ from rules.actions.core import ActionError
 from rules.actions.diseases import name_taken
 from rules.backup import references
 from rules.backup.checks import check
-from rules.backup.read import as_document, refused
+from rules.backup.read import as_document, invalid_copy
 from rules.backup.schema import CharacterEntry, DiseaseEntry, Document, EventEntry, with_diseases
 from rules.models import Disease, Illness, Wound
 
@@ -61,7 +61,7 @@ def import_campaign(document: Document | dict[str, Any], gm: User) -> Campaign:
         row.pk = pk
     for index, (entry, row) in enumerate(zip(document.diseases, diseases, strict=True)):
         if row.pk in ids["disease"].values():
-            raise refused(f"$.diseases[{index}].name", _("es la misma enfermedad del sitio que otra de la copia."))
+            raise invalid_copy(f"$.diseases[{index}].name", _("es la misma enfermedad del sitio que otra de la copia."))
         ids["disease"][entry.key] = row.pk
     for what in ("character", "disease", "event"):
         # Keys that name no row get ids no row has, in the same order (an export numbers them alike again).
@@ -71,7 +71,7 @@ def import_campaign(document: Document | dict[str, Any], gm: User) -> Campaign:
     for index, row in enumerate(diseases):
         # Two active diseases with one name would be ambiguous in the GM's "expose" list, the site's ones included.
         if row.campaign_id == campaign.pk and not row.retired and name_taken(campaign, row.name, exclude=row.pk):
-            raise refused(f"$.diseases[{index}].name", _("es el nombre de otra enfermedad activa en la campaña."))
+            raise invalid_copy(f"$.diseases[{index}].name", _("es el nombre de otra enfermedad activa en la campaña."))
 
     def to_id(what: str, value: Any) -> Any:
         return ids[what][value]  # every reference was checked to be a key of the document
@@ -126,7 +126,7 @@ def _disease(campaign: Campaign, path: str, entry: DiseaseEntry) -> Disease:
         if found is not None:
             return found
         if builtin:
-            raise refused(f"{path}.name", _("no es una enfermedad del reglamento."))
+            raise invalid_copy(f"{path}.name", _("no es una enfermedad del reglamento."))
     return Disease(campaign=campaign, retired=entry.retired, **sheet)
 
 
