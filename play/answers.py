@@ -95,7 +95,10 @@ def render_changes(
     """The answer to an action on the GM's table: what it changed (the cards it touched — all of them when the clock
     moved, since healing times count from now — the clock, who rests, the undo button, the log entry…) and the form
     it came from closed. Other forms left open stay as they are."""
-    campaign.refresh_from_db()
+    if outcome.event is not None and outcome.event.campaign_id == campaign.pk:
+        campaign = outcome.event.campaign  # the row as the action left it, read under its lock: no query again
+    else:
+        campaign.refresh_from_db()
     touch = touched_by(outcome)
     drawing = gm_drawing(campaign, request, touch)
     parts = [part("announce", announce or announcement(outcome)), part("said", said)]

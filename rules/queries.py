@@ -64,10 +64,9 @@ def preview_advance(
 
 
 def latest_undoable(campaign: Campaign) -> Event | None:
-    """The event an undo would undo now: the latest one not undone (an undo itself is never undone). Its details and
-    states, the bulk of it, are read only if asked for: the table names it from the log it already worded."""
-    events = campaign.events.filter(undone=False).exclude(action=EventKind.UNDO)
-    return events.defer("details", "before", "after").order_by("-id").first()
+    """The event an undo would undo now: the latest one not undone (an undo itself is never undone), whole: the undo
+    button names it in the log's words, which read its payload and its states (one query, not one per field)."""
+    return campaign.events.filter(undone=False).exclude(action=EventKind.UNDO).order_by("-id").first()
 
 
 def pending_checks(campaign: Campaign | int, characters: Iterable[int] | None = None) -> list[CalledCheck]:

@@ -72,7 +72,7 @@ class AdvanceForm(TableActionForm):
 
     @cached_property
     def resting_choices(self) -> list[Character]:
-        return list(self.characters()) if self.in_play is None else self.in_play
+        return self.roster if self.in_play is None else self.in_play
 
     @cached_property
     def resting_ticked(self) -> set[int]:

@@ -68,10 +68,15 @@ class StaleChoices(forms.BaseForm):
         parts = []
         for name, field in self.fields.items():
             if isinstance(field, forms.ModelChoiceField) and field.queryset is not None:
-                parts.append(f"{name}:{','.join(str(pk) for pk in field.queryset.values_list('pk', flat=True))}")
+                parts.append(f"{name}:{','.join(str(pk) for pk in self.choice_pks(name, field))}")
         for name, pks in self.more_choices().items():
             parts.append(f"{name}:" + ",".join(str(pk) for pk in pks))
         return hashlib.sha256(";".join(parts).encode()).hexdigest()[:16]
+
+    def choice_pks(self, name: str, field: forms.ModelChoiceField) -> list[int]:
+        """The rows a choice field offers, by id."""
+        assert field.queryset is not None
+        return list(field.queryset.values_list("pk", flat=True))
 
     def stale(self) -> bool:
         """Drawn before a change that altered its choices (another tab, another GM's script): say so, apply nothing."""
@@ -102,9 +107,19 @@ class TableActionForm(StaleChoices, ActionForm[Actor, actions.Outcome], forms.Fo
     def more_choices(self) -> dict[str, list[int]]:
         return {"dead": sorted(self.dead_ids)}
 
+    def choice_pks(self, name: str, field: forms.ModelChoiceField) -> list[int]:
+        if name == "characters":  # who_field: the roster, already read
+            return [character.pk for character in self.roster]
+        return super().choice_pks(name, field)
+
+    @cached_property
+    def roster(self) -> list[Character]:
+        """The campaign's characters in play, read once for every use of the form (choices, the dead, the dice)."""
+        return list(self.characters())
+
     @cached_property
     def dead_ids(self) -> set[int]:
-        return {character.pk for character in self.characters() if character.dead}
+        return {character.pk for character in self.roster if character.dead}
 
     def preselect_single_choices(self) -> None:
         """A choice with one option is already made (a single healer, a single illness)."""
@@ -119,7 +134,7 @@ class TableActionForm(StaleChoices, ActionForm[Actor, actions.Outcome], forms.Fo
         return self.campaign.characters.order_by("name", "id")
 
     def rollers(self) -> list[Character]:
-        return [self.dice_for] if self.dice_for is not None else list(self.characters())
+        return [self.dice_for] if self.dice_for is not None else self.roster
 
     def dice_fields(self) -> list[forms.BoundField]:
         """The typed dice, shown together: empty means the server rolls."""
@@ -173,7 +188,7 @@ def dice_of(data: dict[str, Any]) -> dict[int, int | None]:
 def who_field(form: TableActionForm) -> forms.ModelMultipleChoiceField:
     """The characters a group action acts on: the living ticked to begin with, the dead listed last and unticked."""
     if "characters" not in form.initial:
-        form.initial["characters"] = [c.pk for c in form.characters() if c.pk not in form.dead_ids]
+        form.initial["characters"] = [c.pk for c in form.roster if c.pk not in form.dead_ids]
     return forms.ModelMultipleChoiceField(
         label=_("Personajes"), queryset=form.characters(), widget=forms.CheckboxSelectMultiple
     )

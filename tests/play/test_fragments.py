@@ -228,9 +228,33 @@ def add_characters(world: World, first: int, last: int) -> None:
             Invitation.objects.create(campaign=world.campaign_a, character=character)
 
 
+# A quick damage from the table, answered in place: the session, the user, the campaign; the form's characters (its
+# choices, the dead, the dice) and its choice checked; the action (the lock, the characters, wounds and illnesses it
+# changes, its writes, the event, the NOTIFY, in a savepoint); the answer's regions (the card: its character, calls,
+# links, wounds, illnesses; the undo button's event; the names; the log's page and its new entry).
+DAMAGE_QUERIES = 25
+
+
+def damage_queries(world: World, django_assert_max_num_queries) -> int:
+    client = client_for(world.gm_a)
+    data = {"kind": "attack", "amount": "1", "characters": world.char_a1.pk}
+    url = reverse("damage", args=[world.campaign_a.pk])
+    with django_assert_max_num_queries(DAMAGE_QUERIES) as queries:
+        response = client.post(url, data, HTTP_HX_REQUEST="true", HTTP_X_TAB="a" * 24)
+    assert response.status_code == 200 and response["X-Regions"] == "1"
+    return len(queries)
+
+
+def test_a_quick_damage_costs_the_same_queries_with_4_or_40_characters(world: World, django_assert_max_num_queries):
+    add_characters(world, 0, 4)
+    few = damage_queries(world, django_assert_max_num_queries)
+    add_characters(world, 4, 40)
+    assert damage_queries(world, django_assert_max_num_queries) == few <= DAMAGE_QUERIES
+
+
 def table_queries(world: World, django_assert_max_num_queries) -> int:
     client = client_for(world.gm_a)
-    with django_assert_max_num_queries(13) as queries:
+    with django_assert_max_num_queries(12) as queries:
         page(client, world)
     return len(queries)
 
@@ -240,7 +264,7 @@ def test_the_table_costs_the_same_queries_with_4_or_40_characters(world: World, 
     add_characters(world, 0, 4)
     few = table_queries(world, django_assert_max_num_queries)
     add_characters(world, 4, 40)
-    # 13: the session, the user and the campaign; the characters, the checks called and still waiting (play.checks),
-    # the invitation links, the wounds, the illnesses; the undo button's event and its details; the names, the log's
-    # page and its entries.
-    assert table_queries(world, django_assert_max_num_queries) == few <= 13
+    # 12: the session, the user and the campaign; the characters, the checks called and still waiting (play.checks),
+    # the invitation links, the wounds, the illnesses; the undo button's event; the names, the log's page and its
+    # entries.
+    assert table_queries(world, django_assert_max_num_queries) == few <= 12

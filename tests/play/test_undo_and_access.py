@@ -175,10 +175,9 @@ def test_table_queries_do_not_grow_with_characters(world: World, size, django_as
     fall_ill(world, world.char_a1, plague())
     client = client_for(world.gm_a)
     url = reverse("campaign", kwargs={"campaign_id": world.campaign_a.pk})
-    # 13, whatever the number of characters: the session, the user, the campaign; the characters, the calls, the
-    # invitations, the wounds, the illnesses; the undo button's event and its details; the names, the log's page and
-    # its entries.
-    with django_assert_max_num_queries(13):
+    # 12, whatever the number of characters: the session, the user, the campaign; the characters, the calls, the
+    # invitations, the wounds, the illnesses; the undo button's event; the names, the log's page and its entries.
+    with django_assert_max_num_queries(12):
         assert client.get(url).status_code == 200
 
 
