@@ -123,11 +123,14 @@ def seen_as(character: Character, campaign: Campaign) -> PartyView:
     return PartyView(character.party_view or campaign.party_view)
 
 
-def still_sees(audience: Audience) -> bool:
+def still_sees(audience: Audience, campaign: Campaign | None = None) -> bool:
     """Whether an audience may still watch its campaign: the GM while they are its GM, a player while they are a
     member and play a character in it. Live streams ask again at every change (the admin may have changed the GM, the
-    GM may have given a character to someone else)."""
-    gm_id = Campaign.objects.filter(pk=audience.campaign_id).values_list("gm_id", flat=True).first()
+    GM may have given a character to someone else), given the campaign's row as it stands if they have it."""
+    if campaign is None:
+        gm_id = Campaign.objects.filter(pk=audience.campaign_id).values_list("gm_id", flat=True).first()
+    else:
+        gm_id = campaign.gm_id
     if gm_id is None:
         return False
     if audience.is_gm:

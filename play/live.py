@@ -88,29 +88,30 @@ def sse(event: str, text: str) -> str:
 # --- drawing (sync: the ORM and templates) ---------------------------------------------------------------------------
 
 
-def touch_for(change: notify.Change) -> Touch:
-    """What a change touched, from its event (read once per change, whatever the number of views)."""
+def touch_for(change: notify.Change) -> tuple[Touch, Campaign | None]:
+    """What a change touched, from its event, and the campaign's row as it stands (None: gone): read once per change,
+    whatever the number of views, which draw from them both."""
     try:
         event = None if change.event is None else Event.objects.filter(pk=change.event).first()
-        return touch_of(event)
+        return touch_of(event), Campaign.objects.filter(pk=change.campaign_id).first()
     finally:
         connections["default"].close()  # give the pooled connection back: this runs on a worker thread
 
 
-def draw(seen: Seen, touch: Touch) -> str | None:
+def draw(seen: Seen, touch: Touch, campaign: Campaign | None = None) -> str | None:
     """The SSE message of one change (or, with EVERYTHING, the whole screen) for one view: the regions it touched, as
-    a fresh load draws them; "" when it touched none; None when the audience may no longer watch the campaign."""
+    a fresh load draws them; "" when it touched none; None when the audience may no longer watch the campaign.
+    `campaign`: its row, read once for every view of a change (read here when not given)."""
     try:
         set_script_prefix(seen.prefix)  # this worker thread's links, as the page's were drawn
         with translation.override(seen.language):
             audience = seen.view.audience
-            if not access.still_sees(audience):
+            if campaign is None:
+                campaign = Campaign.objects.filter(pk=audience.campaign_id).first()
+            if campaign is None or not access.still_sees(audience, campaign):
                 return None
-            campaign = Campaign.objects.get(pk=audience.campaign_id)
             html = changes(Drawing(campaign, seen.view, seen.site, None, touch))
             return sse("change", html) if html else ""
-    except Campaign.DoesNotExist:
-        return None
     finally:
         connections["default"].close()
 
@@ -238,9 +239,11 @@ class Hub:
         if not watching:
             return
         # One drawing per view, not per client: the cost does not grow with the number of browsers.
-        touch = await sync_to_async(touch_for, thread_sensitive=True)(change)
+        touch, campaign = await sync_to_async(touch_for, thread_sensitive=True)(change)
         views = {watcher.seen for watcher in watching if not (change.tab and watcher.tab == change.tab)}
-        drawings = await asyncio.gather(*(sync_to_async(draw, thread_sensitive=True)(seen, touch) for seen in views))
+        drawings = await asyncio.gather(
+            *(sync_to_async(draw, thread_sensitive=True)(seen, touch, campaign) for seen in views)
+        )
         by_view = dict(zip(views, drawings, strict=True))
         for watcher in list(watching):
             if watcher.seen not in by_view or (change.tab and watcher.tab == change.tab):
