@@ -268,3 +268,36 @@ def test_the_table_costs_the_same_queries_with_4_or_40_characters(world: World, 
     # the invitation links, the wounds, the illnesses; the undo button's event; the names, the log's page and its
     # entries.
     assert table_queries(world, django_assert_max_num_queries) == few <= 12
+
+
+# What a change costs the live fan-out, per view: the campaign's row and the event are read once per change for every
+# view (play.live.touch_for); then a GM's table: the damaged card (its character, calls, links, wounds, illnesses), the
+# undo button's event, the names, the log's page and its new entry; a player's page: its access (a member, playing a
+# character here) and the player's own damaged card.
+GM_VIEW_QUERIES = 9
+PLAYER_VIEW_QUERIES = 7
+
+
+@pytest.mark.django_db(transaction=True)  # a drawing gives its connection back, as on the hub's worker thread
+def test_a_change_costs_each_view_the_same_queries_with_4_or_40_characters(world: World, django_assert_max_num_queries):
+    from play.live import Seen, draw
+    from play.screens import touch_of, view_of
+
+    def costs(user, bound: int) -> int:
+        event = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=1), by=world.gm_a).event
+        campaign = type(world.campaign_a).objects.get(pk=world.campaign_a.pk)
+        touch = touch_of(event)
+        seen = Seen(view_of(access.audience_of(user, campaign)), "http://mesa", "es")
+        with django_assert_max_num_queries(bound) as queries:
+            assert draw(seen, touch, campaign)
+        return len(queries)
+
+    def crowd(size: int) -> None:  # no builtin disease: a transactional test's database has none after a flush
+        for n in range(size):
+            extra = Character.objects.create(campaign=world.campaign_a, name=f"Extra {n}", constitution=10)
+            actions.apply_damage(world.campaign_a, [extra], Gas(turns=2), by=world.gm_a)
+
+    crowd(4)
+    few = costs(world.gm_a, GM_VIEW_QUERIES), costs(world.player_a, PLAYER_VIEW_QUERIES)
+    crowd(36)
+    assert (costs(world.gm_a, GM_VIEW_QUERIES), costs(world.player_a, PLAYER_VIEW_QUERIES)) == few
