@@ -109,7 +109,7 @@ class Invitation(models.Model):
 
 
 class Signup(models.Model):
-    """An account made through the sign-up page, by client address: what campaigns.throttle counts."""
+    """An account made through the sign-up page, by client address: what play.throttle counts."""
 
     address = models.CharField(max_length=64)
     at = models.DateTimeField(auto_now_add=True, db_index=True)

@@ -63,17 +63,17 @@ class Story:
     unseen: frozenset[int] = frozenset()  # characters the reader may not see named (access.kept_from)
 
     def name(self, pk: int | str) -> str:
-        return self.names.get(int(pk), f"#{pk}")
+        return self.names.get(int(pk), f"#{pk}") if str(pk).isdigit() else f"#{pk}"
 
     def mine(self, pk: int | str) -> bool:
-        return self.only is None or int(pk) == self.only
+        return self.only is None or str(pk) == str(self.only)
 
     def patient(self) -> str:
         return self.name(self.event.characters[0])
 
     def healer(self, payload: events.TreatWounds | events.TreatIllness) -> str:
         """Who treated: by name, unless the reader may not see that character (a secret NPC): then "Alguien"."""
-        if int(payload.healer) in self.unseen:
+        if not str(payload.healer).isdigit() or int(payload.healer) in self.unseen:
             return _("Alguien")
         return payload.healer_name
 

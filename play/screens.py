@@ -114,7 +114,7 @@ def touch_of(event: Event | None) -> Touch:
         clock=event.clock_before != event.clock_after,
         characters=frozenset(event.characters),
         roster=payload.roster,
-        calls=payload.calls or getattr(payload, "call", None) is not None,  # an answer to a called check closes it
+        calls=payload.calls or payload.answered_call is not None,  # an answer to a called check closes it
         campaign=isinstance(payload, events.CampaignEdited),
         entries=entries,
     )

@@ -386,12 +386,26 @@ def _head(health: Health, kind: str) -> Wound | None:
     return health.wounds[pool[0]] if pool else None
 
 
-def _drain(wounds: list[Wound], pool: list[int], kind: str, progress: int, available: int, strict: bool) -> int:
-    """Let `available` seconds of recovery pass over one pool; return the new progress.
+# A recorder of the wounds paid off inside an advance: (wound index, campaign second it reached 0), as they happen.
+type Healed = list[tuple[int, int]]
 
-    Updates `wounds` in place and drops the wounds it pays off from the front of `pool`. With `strict`, a PG that
-    would be recovered exactly at the end is held back with its progress full, because a loss due at that same
-    instant comes first; the next call recovers it at once.
+
+def _drain(
+    wounds: list[Wound],
+    pool: list[int],
+    kind: str,
+    progress: int,
+    available: int,
+    until: int,
+    strict: bool,
+    healed: Healed | None,
+) -> int:
+    """Let `available` seconds of recovery, ending at campaign second `until`, pass over one pool; return the new
+    progress.
+
+    Updates `wounds` in place and drops the wounds it pays off from the front of `pool`, telling `healed` (if any)
+    each one and the second it reached 0. With `strict`, a PG that would be recovered exactly at the end is held back
+    with its progress full, because a loss due at that same instant comes first; the next call recovers it at once.
     """
     while pool:
         wound = wounds[pool[0]]
@@ -410,6 +424,8 @@ def _drain(wounds: list[Wound], pool: list[int], kind: str, progress: int, avail
         progress = 0
         if amount:
             return available
+        if healed is not None:
+            healed.append((pool[0], until - available))
         pool.pop(0)
     # The pool is empty: nothing carries over to wounds that come later.
     return 0
@@ -419,13 +435,17 @@ def _recover(
     wounds: list[Wound],
     pools: dict[str, list[int]],
     progress: dict[str, int],
-    available: int,
+    clock: int,
+    until: int,
     resting: bool,
     strict: bool,
+    healed: Healed | None,
 ) -> None:
+    """Recovery from campaign second `clock` to `until`, every pool at once."""
+    available = until - clock
     for kind, pool in pools.items():
         if resting or kind not in REST_ONLY:
-            progress[kind] = _drain(wounds, pool, kind, progress.get(kind, 0), available, strict)
+            progress[kind] = _drain(wounds, pool, kind, progress.get(kind, 0), available, until, strict, healed)
 
 
 def _charge_losses(wounds: list[Wound], illnesses: list[Illness], until: int) -> None:
@@ -443,6 +463,11 @@ def _pg_of(constitution: int, wounds: Iterable[Wound]) -> int:
 
 def advance(health: Health, seconds: int, resting: bool = True) -> Health:
     """The state after `seconds` more campaign time; rest-only recovery counts only if `resting`."""
+    return _advance(health, seconds, resting, None)
+
+
+def _advance(health: Health, seconds: int, resting: bool, healed: Healed | None) -> Health:
+    """`advance`, telling `healed` (if given) each wound paid off and the second it was (`_drain`)."""
     end = health.now + _whole("seconds", seconds)
     if health.died_at is not None:
         return replace(health, now=end)
@@ -453,17 +478,17 @@ def advance(health: Health, seconds: int, resting: bool = True) -> Health:
     wounds = list(health.wounds)
     illnesses = list(health.illnesses)
     # Who can heal is settled once: inside an advance no illness gets cured, and the wounds an illness adds wait for
-    # its cure, so the pools only lose wounds as they are paid off.
-    pools = {kind: _pool(wounds, illnesses, kind) for kind in KINDS}
-    progress = {kind: done for kind, done in health.progress if pools[kind]}
+    # its cure, so the pools only lose wounds as they are paid off (and the kinds with nothing to heal have none).
+    pools = {kind: pool for kind in KINDS if (pool := _pool(wounds, illnesses, kind))}
+    progress = {kind: done for kind, done in health.progress if kind in pools}
     clock = health.now
     while True:
         due = min((at for illness in illnesses if (at := illness.next_loss_at) is not None), default=None)
         if due is None or due > end:
-            _recover(wounds, pools, progress, end - clock, resting, strict=False)
+            _recover(wounds, pools, progress, clock, end, resting, False, healed)
             break
         due = max(due, clock)  # a loss overdue in a hand-built state is charged at once
-        _recover(wounds, pools, progress, due - clock, resting, strict=True)
+        _recover(wounds, pools, progress, clock, due, resting, True, healed)
         clock = due
         _charge_losses(wounds, illnesses, clock)
         if _pg_of(health.constitution, wounds) == 0:
@@ -491,21 +516,11 @@ class Preview:
 def preview(health: Health, seconds: int, resting: bool = True) -> Preview:
     """`advance`, and when each wound heals, each weekly loss falls and death comes inside it.
 
-    A wound's outstanding amount never grows inside an advance, so the second it reaches 0 is found by bisection on
-    `advance` itself (exact, by the composition law): about 40 calls per wound healed.
+    It is the advance itself, run once with a recorder: the moment a wound is paid off is the one the recovery
+    schedule reaches it at, so it costs what the advance does.
     """
-    after = advance(health, seconds, resting)
-    healed = []
-    for index, wound in enumerate(health.wounds):
-        if wound.amount and not after.wounds[index].amount:
-            low, high = 0, seconds  # not healed after `low` seconds, healed after `high`
-            while high - low > 1:
-                middle = (low + high) // 2
-                if advance(health, middle, resting).wounds[index].amount:
-                    low = middle
-                else:
-                    high = middle
-            healed.append((index, health.now + high))
+    healed: Healed = []
+    after = _advance(health, seconds, resting, healed)
     healed.sort(key=lambda pair: (pair[1], pair[0]))
     died_at = after.died_at if health.died_at is None else None
     return Preview(after, tuple(healed), after.wounds[len(health.wounds) :], died_at)

@@ -95,6 +95,12 @@ class Payload(Record):
     calls: ClassVar[bool] = False  # calls checks, or closes or reopens them
     changes_disease: ClassVar[bool] = False  # a campaign disease: its name and numbers show on every card
 
+    @property
+    def answered_call(self) -> Answer | None:
+        """The called check this entry answered (rules.actions.checks), if it answered one."""
+        call: Answer | None = getattr(self, "call", None)
+        return call
+
 
 # --- the parts --------------------------------------------------------------------------------------------------------
 

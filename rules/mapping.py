@@ -231,7 +231,7 @@ def runs(wounds: tuple[engine.Wound, ...], first_amounts: list[int]) -> list[Run
 # --- the event log's form of a state -------------------------------------------------------------------------------
 
 # A run in the log is one wound's fields plus "times" and "every" (only when it stands for more than one wound).
-# Bounds what a document from elsewhere can make us expand (rules.actions.campaign reads states from imports).
+# Bounds what a document from elsewhere can make us expand (rules.backup reads states from imports).
 RUN_MAX = 100_000
 
 

@@ -47,7 +47,11 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
 def campaign_export(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The GM downloads the whole campaign as one JSON document (rules.backup.export_campaign)."""
     campaign = access.campaign_for_gm(request.user, campaign_id)
-    document = json.dumps(backup.export_campaign(campaign), ensure_ascii=False, indent=1)
+    try:
+        exported = backup.export_campaign(campaign)
+    except actions.ActionError as error:  # deleted meanwhile (another tab): gone, as any other missing page
+        raise Http404(error.message) from error
+    document = json.dumps(exported, ensure_ascii=False, indent=1)
     filename = f"{slugify(campaign.name) or 'campana'}-{timezone.localdate():%Y-%m-%d}.json"
     return HttpResponse(
         document,

@@ -273,19 +273,18 @@ def undo_character_edited(campaign: Campaign, event: Event, payload: events.Char
     health = mapping.from_json(event.before[str(character.pk)])
     character.pg, character.died_at = health.pg, health.died_at
     character.save(update_fields=[*changes, "pg", "died_at"])
-    _restore_invitations(payload.revoked)
+    _restore_invitations(campaign, payload.revoked)
 
 
 @undoes(events.CharacterRemoved)
 def undo_character_removed(campaign: Campaign, event: Event, payload: events.CharacterRemoved) -> None:
     Character.everyone.filter(pk__in=event.characters, campaign=campaign).update(removed=False)
-    _restore_invitations(payload.revoked)
+    _restore_invitations(campaign, payload.revoked)
 
 
-def _restore_invitations(invitation_ids: list[int | None]) -> None:
-    Invitation.objects.filter(pk__in=[pk for pk in invitation_ids if pk is not None], claimed_by=None).update(
-        revoked_at=None
-    )
+def _restore_invitations(campaign: Campaign, invitation_ids: list[int | None]) -> None:
+    ids = [pk for pk in invitation_ids if pk is not None]
+    campaign.invitations.filter(pk__in=ids, claimed_by=None).update(revoked_at=None)
 
 
 @undoes(events.InvitationCreated)
@@ -296,7 +295,7 @@ def undo_invitation_created(campaign: Campaign, event: Event, payload: events.In
 
 @undoes(events.InvitationRevoked)
 def undo_invitation_revoked(campaign: Campaign, event: Event, payload: events.InvitationRevoked) -> None:
-    _restore_invitations([payload.invitation])
+    _restore_invitations(campaign, [payload.invitation])
 
 
 @undoes(events.InvitationClaimed)

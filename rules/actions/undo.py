@@ -62,7 +62,7 @@ def _undo(campaign: Campaign, latest: Event, by: Actor) -> Outcome:
     undoer = UNDOERS.get(type(payload))
     if undoer is not None:
         undoer(campaign, latest, payload)
-    if getattr(payload, "call", None) is not None:
+    if payload.answered_call is not None:
         checks.reopen_checks(campaign, latest)  # it answered a called check: that check waits for its die again
     latest.undone, latest.undone_at = True, timezone.now()
     latest.undone_by = by if isinstance(by, User) else None

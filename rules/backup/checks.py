@@ -32,7 +32,7 @@ from rules.backup.schema import (
     EventEntry,
     State,
 )
-from rules.backup.states import States, character_health, comparable
+from rules.backup.states import States, character_health, comparable, settled
 from rules.events import EventKind
 from rules.models import disease_errors
 
@@ -284,6 +284,14 @@ class _Log:
             for key, (pg_before, pg_after) in payload.pg.items():
                 if (before[key].pg, after[key].pg) != (pg_before, pg_after):
                     raise invalid_copy(f"{at}.details.pg", _("da unos PG que no son los de sus estados."))
+        if isinstance(payload, events.Advance):
+            # Time is the one action without dice or choices: its states after are exactly the engine's.
+            for key, found in after.items():
+                where = f"{at}.after.{key}"
+                settled(where, found, found.now, f"{where}.wounds[{{}}]".format, f"{where}.illnesses")
+                rested = engine.advance(before[key], payload.seconds, resting=key in map(str, payload.resting))
+                if comparable(rested) != comparable(found):
+                    raise invalid_copy(where, _("no es lo que el paso del tiempo hace con su estado."))
         if entry.action == EventKind.CHARACTER_ADDED:
             for key, found in after.items():
                 if found != engine.Health(found.constitution, now=found.now):

@@ -236,7 +236,9 @@ def _states(states: dict[str, Any], key: Any) -> dict[str, State]:
     exported = {}
     for pk, state in states.items():
         try:
-            exported[key("character", pk)] = msgspec.convert(with_diseases(state, key), State)
+            # Read and written again as the app writes states now (an older entry's wound may carry a field since gone).
+            current = mapping.to_json(mapping.from_json(state))
+            exported[key("character", pk)] = msgspec.convert(with_diseases(current, key), State)
         except (msgspec.ValidationError, KeyError, TypeError, ValueError, AttributeError):
             exported[key("character", pk)] = cast(State, state)  # a damaged state: exported as it is
     return exported

@@ -197,9 +197,11 @@ class EventEntry(Part):
 class Missing(Part):
     """Keys the log names that no row holds, by kind; they go on from the rows' keys ("d5" after d1 to d4)."""
 
-    character: list[CharacterKey]
+    # Characters and events are never deleted (a removed character stays, an undone event stays): only a disease whose
+    # adding was undone can be named and gone.
+    character: Annotated[list[CharacterKey], Meta(max_length=0)]
     disease: list[DiseaseKey]
-    event: list[EventKey]
+    event: Annotated[list[EventKey], Meta(max_length=0)]
 
 
 class Document(Part):

@@ -311,13 +311,22 @@ def test_recovery_progress_that_would_give_a_free_pg_is_refused(db):
         "La copia no es válida: $.characters[0]: lleva progreso de recuperación (Gases nocivos) sin ninguna herida de "
         "ese tipo que pueda sanar."
     )
-    just_below = copy.deepcopy(document)  # 23:59:59 of 24 hours: what the app may write
-    for part in (just_below["characters"][0], just_below["events"][2]["after"]["c1"]):
-        part["recovery_progress" if "recovery_progress" in part else "progress"] = (
-            {"attack": engine.DAY - 1} if "recovery_progress" in part else [["attack", engine.DAY - 1]]
-        )
+    # 23:59:59 of 24 hours: what the app may write, after 13:59:59 more of rest.
+    campaign = Campaign.objects.get(name="Reposo")  # healing()'s, exported above
+    actions.advance_clock(campaign, engine.DAY - 1 - 10 * engine.HOUR, by=campaign.gm)
+    just_below = through_json(backup.export_campaign(campaign))
+    assert just_below["characters"][0]["recovery_progress"] == {"attack": engine.DAY - 1}
     restored = backup.import_campaign(just_below, campaign_gm(document))
     assert named(restored, "Aldara").recovery_progress == {"attack": engine.DAY - 1}
+
+
+def test_an_advance_whose_states_are_not_the_engines_is_refused(db):
+    """Time has no dice: an advance's states after are exactly what the engine makes of its states before."""
+    document = through_json(backup.export_campaign(healing()))
+    forged = copy.deepcopy(document)
+    forged["events"][2]["after"]["c1"]["progress"] = [["attack", 11 * engine.HOUR]]
+    message = "La copia no es válida: $.events[2].after.c1: no es lo que el paso del tiempo hace con su estado."
+    assert refusal(forged) == message
 
 
 def test_a_death_with_pg_is_refused(db):
