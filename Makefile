@@ -29,9 +29,10 @@ bench: venv
 	@.venv/bin/python scripts/dev.py bench bench/advance_engine.py
 	@.venv/bin/python scripts/dev.py bench bench/advance.py
 
-# Issue 12's figures: click → every screen at 10, 200 and 1000 SSE clients and 100 campaigns × 6 against a floor, a
-# reconnect storm, the table GET against a minimal view, then the advance against the engine; about 10 minutes.
-# BENCH_ARGS=--quick tries it in about a minute.
+# Issue 22's figures: click → every screen at 10, 200 and 1000 SSE clients and 100 campaigns × 6 for the app, the
+# stack floor (bench/stack_floor.py) and the physical floor in the same run, a reconnect storm, the table GET against
+# a minimal view, CPU per change over 4 processes, the time-skip preview, the goals table; then the advance against
+# the engine; about 15 minutes. BENCH_ARGS=--quick tries it in about 3 minutes.
 bench-live: venv
 	@.venv/bin/python scripts/dev.py bench bench/live.py $(BENCH_ARGS)
 	@.venv/bin/python scripts/dev.py bench bench/advance.py $(if $(findstring --quick,$(BENCH_ARGS)),100 500,)

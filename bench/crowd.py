@@ -1,5 +1,6 @@
-"""The crowd of bench/live.py: the servers under test (the app and the floor, bench/floor_app.py), the campaigns and
-their accounts, the SSE clients (raw asyncio sockets in this one process) and the GM's clicks, each timed."""
+"""The crowd of bench/live.py: the servers under test (the app, the stack floor of bench/stack_floor.py and the
+physical floor of bench/floor_app.py), the campaigns and their accounts, the SSE clients (raw asyncio sockets in this
+one process) and the GM's clicks, each timed."""
 
 import asyncio
 import os
@@ -42,19 +43,16 @@ django.setup()
 import httpx  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.contrib.auth.models import User  # noqa: E402
-from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
-from django.test.utils import CaptureQueriesContext, override_settings  # noqa: E402
 
 from campaigns.models import Campaign, Membership  # noqa: E402
 from characters.models import Character  # noqa: E402
-from play.forms.damage import DamageForm  # noqa: E402
 from tests.servers import database_url, free_port  # noqa: E402
 
 HOST = "127.0.0.1"
 CONSTITUTION = 30  # 300 PG: room for every change of a run at 1 PG each
 PG_VALUE = re.compile(rb'class="pg-value">(\d+)<')  # the app: a card's PG, new with every change (1 PG each)
-VERSION = re.compile(rb"data: v(\d+)")  # the floor: the row's version
+VERSION = re.compile(rb"data: v(\d+)")  # both floors: the row's version
 
 
 @dataclass
@@ -66,6 +64,7 @@ class Options:
     repeats: int
     storm: int
     gets: int
+    processes: int = 4  # the several-processes section (WEB_CONCURRENCY)
 
 
 FULL = Options(sizes=[10, 200, 1000], campaigns=100, per_campaign=6, changes=50, repeats=3, storm=1000, gets=200)
@@ -132,6 +131,11 @@ def start_app(settings: str = "config.settings") -> Server:
     return start("config.asgi:application", {"DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": settings}, "/")
 
 
+def start_stack() -> Server:
+    """The stack floor (bench/stack_floor.py): the app's server and settings, plus the bench's URLs."""
+    return start_app("bench.settings")
+
+
 def start_floor(dsn: str) -> Server:
     return start("bench.floor_app:app", {"FLOOR_DSN": dsn}, "/?c=0")
 
@@ -176,27 +180,6 @@ def make_table() -> Table:
     return Table(campaign, gm, players, characters, [session(u) for u in (gm, *players)])
 
 
-def make_crowd(size: int) -> tuple[Campaign, User]:
-    """The GM's table with `size` characters, half of them players', each wounded by a few attacks (a log to show)."""
-    global made
-    made += 1
-    users = get_user_model()
-    gm = users.objects.create(username=f"bench-gm-{made}")
-    campaign = Campaign.objects.create(name=f"Crowd {size}", gm=gm)
-    for i in range(size):
-        player = None
-        if i % 2 == 0:
-            player = users.objects.create(username=f"bench-player-{made}-{i}")
-            Membership.objects.create(campaign=campaign, user=player)
-        Character.objects.create(campaign=campaign, player=player, name=f"PJ {i}", constitution=10 + i % 10)
-    everyone = [str(pk) for pk in campaign.characters.values_list("pk", flat=True)]
-    for amount in (3, 2, 1):
-        form = DamageForm(data={"kind": "attack", "amount": str(amount), "characters": everyone}, campaign=campaign)
-        assert form.is_valid(), form.errors
-        form.perform(gm)
-    return campaign, gm
-
-
 # --- the clients: raw asyncio SSE readers --------------------------------------------------------------------------
 
 
@@ -236,6 +219,8 @@ class Screen:
         self.writer: asyncio.StreamWriter | None = None
         self.task: asyncio.Task[None] | None = None
         self.refused = 0
+        self.statuses: list[int] = []  # the error statuses of refused requests
+        self.received = 0  # bytes of messages received (the chunks' contents)
 
     def open(self, port: int) -> None:
         self.task = asyncio.create_task(self.run(port))
@@ -273,6 +258,7 @@ class Screen:
         self.writer.write(request.encode())
         head = await reader.readuntil(b"\r\n\r\n")
         if not head.startswith(b"HTTP/1.1 200"):
+            self.statuses.append(int(head.split()[1]))
             raise Refused(head.splitlines()[0].decode())
         if b"transfer-encoding: chunked" not in head.lower():
             raise RuntimeError("expected a chunked stream")
@@ -285,6 +271,7 @@ class Screen:
 
     def receive(self, chunk: bytes, now: float) -> None:
         """A whole chunk is one message of the server (a change's fragments): visible once complete."""
+        self.received += len(chunk)
         markers = self.pattern.findall(chunk)
         for marker in markers:
             value = int(marker)
@@ -394,6 +381,38 @@ async def floor_clicker(base: str, keys: list[int]) -> tuple[Click, list[httpx.A
     return click, [gm]
 
 
+async def stack_clicker(base: str, tables: list[Table], size: int) -> tuple[Click, list[httpx.AsyncClient]]:
+    """The GM's browser per campaign on the stack floor: its page read once for the CSRF token, then posted as htmx
+    posts, asking for change messages of `size` bytes per client."""
+    gms, tokens = [], []
+    for table in tables:
+        gm = httpx.AsyncClient(base_url=base, limits=limits(), timeout=60)
+        gm.cookies.set("sessionid", table.cookies[0].split("=", 1)[1])
+        page = (await gm.get(f"/bench/stack/{table.campaign.pk}/")).text
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+        assert token is not None, "the stack floor's page carries its token"
+        gms.append(gm)
+        tokens.append(token.group(1))
+
+    async def click(group: int) -> int:
+        table, gm, token = tables[group], gms[group], tokens[group]
+        headers = {
+            "HX-Request": "true",
+            "HX-Current-URL": f"{base}/bench/stack/{table.campaign.pk}/",
+            "HX-Target": "table",
+            "X-CSRFToken": token,
+            "Origin": base,
+        }
+        data = {"csrfmiddlewaretoken": token, "bytes": str(size)}
+        response = await gm.post(f"/bench/stack/{table.campaign.pk}/", data=data, headers=headers)
+        response.raise_for_status()
+        marker = re.search(r'data-v="(\d+)"', response.text)
+        assert marker is not None, "the stack floor answers the new version"
+        return int(marker.group(1))
+
+    return click, gms
+
+
 async def measure(click: Click, groups: list[list[Screen]], changes: int, seed: int) -> list[Sample]:
     """`changes` clicks, each on a random group (campaign); each waits for its change on the group's every screen."""
     rng = random.Random(seed)
@@ -434,46 +453,3 @@ class Stats:
 def stats(values: list[float]) -> Stats:
     ms = sorted(v * 1000 for v in values)
     return Stats(statistics.median(ms), statistics.quantiles(ms, n=100, method="inclusive")[98], ms[-1])
-
-
-# --- the table page GET --------------------------------------------------------------------------------------------
-
-
-def query_count(user: User, url: str) -> int:
-    client = Client(HTTP_HOST=HOST)
-    client.force_login(user)
-    with override_settings(ROOT_URLCONF="bench.urls"):
-        client.get(url)  # the first request warms caches (translations, templates)
-        with CaptureQueriesContext(connection) as queries:
-            response = client.get(url)
-    assert response.status_code == 200, (url, response.status_code)
-    return len(queries)
-
-
-def run_gets(count: int) -> list[tuple[str, Stats, int]]:
-    crowds = {size: make_crowd(size) for size in (4, 40)}
-    pages = [(f"table, {size} characters", f"/campaigns/{c.pk}/", gm) for size, (c, gm) in crowds.items()]
-    campaign, gm = crowds[40]
-    pages.append(("minimal view, 1 query", f"/bench/minimal/{campaign.pk}/", gm))
-    counts = [query_count(user, url) for _label, url, user in pages]
-    server = start_app("bench.settings")
-    times: list[list[float]] = [[] for _ in pages]
-    try:
-        clients = []
-        for _label, _url, user in pages:
-            client = httpx.Client(base_url=server.base, timeout=30)
-            client.cookies.set("sessionid", session(user).split("=", 1)[1])
-            clients.append(client)
-        for round_ in range(count + 20):  # interleaved, so drift hits each alike; the first 20 warm up
-            for i, ((_label, url, _user), client) in enumerate(zip(pages, clients, strict=True)):
-                started = time.perf_counter()
-                response = client.get(url)
-                elapsed = time.perf_counter() - started
-                assert response.status_code == 200, (url, response.status_code)
-                if round_ >= 20:
-                    times[i].append(elapsed)
-        for client in clients:
-            client.close()
-    finally:
-        server.stop()
-    return [(label, stats(t), n) for (label, _url, _user), t, n in zip(pages, times, counts, strict=True)]

@@ -1,32 +1,31 @@
-"""Live updates as the GM feels them: from the click to the change on every screen, against a floor in the same run.
+"""Live updates as the GM feels them: from the click to the change on every screen, against two floors in the same run.
 
-Per change: t0 just before the GM's POST is sent (the real damage form over HTTP, with the headers htmx sends), the
+Three servers measured by the same code, row by row: the app; the stack floor (bench/stack_floor.py: a Django view
+behind the project's whole middleware that locks the campaign row, bumps its version and sends pg_notify, answering a
+card's worth of bytes, fanned out by a minimal async stream view over one LISTEN connection, each client getting as
+many bytes per change as the app sent in the same row); and the physical floor (bench/floor_app.py: raw ASGI, UPDATE +
+NOTIFY, a few bytes fanned out). Per change: t0 just before the GM's POST is sent (with the headers htmx sends), the
 GM's round trip until its response is complete, and the time until the change is visible at the *last* SSE client
-(its fragment complete; the change is recognised by the new PG value in it, which no earlier fragment carries). The
-floor (bench/floor_app.py) is measured the same way: an HTTP POST running one transaction (UPDATE + NOTIFY), a few
-bytes fanned out over SSE to the same clients. Rows: N = 10, 200, 1000 clients on one campaign (a third each on the
-GM's and two players' streams) and 100 campaigns × 6 clients; each row 3 times, the median of the runs' p50s and p99s
-is reported. Then a reconnect storm (1000 clients drop and reconnect at once), the GM's table page GET at 4 and 40
-characters against a minimal Django view doing one query, and the queries per GET. The app runs under uvicorn with
-DEBUG=0, as in production. The SSE clients are raw asyncio sockets in this one process (an httpx client per stream
-would cost more CPU than the server under test); the machine is shared by them, the servers and PostgreSQL.
+(its message complete; the change is recognised by a marker no earlier message carries: the new PG value for the app,
+the new version for the floors). Rows: N = 10, 200, 1000 clients on one campaign (a third each on the GM's and two
+players' streams) and 100 campaigns × 6 clients; each row 3 times, the median of the runs' p50s and p99s is reported;
+CPU per change is each server process's CPU time over the run ÷ changes. Then a reconnect storm (1000 clients drop
+and reconnect at once, another user loading a page meanwhile), the GM's table page GET at 4 and 40 characters against
+a minimal Django view, the CPU per change summed over several app processes (a campaign's screens routed to one of
+them, or spread), and the goals table of issue 22 (bench/goals.py). Every server runs under uvicorn with DEBUG=0, as
+in production. The SSE clients are raw asyncio sockets in this one process; the machine is shared by them, the
+servers and PostgreSQL.
 
 Run: make bench-live (a throw-away embedded database; or set DATABASE_URL). Try it: bench/live.py --quick.
 """
 
 import argparse
-import asyncio
 import os
-import statistics
 import sys
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 import psycopg
-import uvloop
 from django.core.management import call_command
 from django.db import connection
 
@@ -37,94 +36,50 @@ from bench.crowd import (  # noqa: E402 - sets Django up first, as the servers u
     PG_VALUE,
     QUICK,
     VERSION,
-    Click,
     Options,
-    Sample,
     Screen,
     Server,
-    Stats,
     Table,
     app_clicker,
-    close_screens,
     floor_clicker,
     make_table,
-    measure,
     open_screens,
-    run_gets,
+    stack_clicker,
     start_app,
     start_floor,
-    stats,
+    start_stack,
 )
+from bench.goals import Previews, Spread, measure_previews, print_goals, print_previews  # noqa: E402
+from bench.pages import print_gets, run_gets  # noqa: E402
+from bench.runs import APP, RAW, SERVERS, STACK, Row, Run, grouped, run_async, timed_run  # noqa: E402
+from bench.storm import Storm, print_storm, run_storm  # noqa: E402
 
-# --- one row: N clients, app then floor, repeated --------------------------------------------------------------------
-
-
-@dataclass
-class Run:
-    to_last: Stats
-    round_trip: Stats
-    cpu_ms: float = 0.0  # the server's CPU per change
+# --- one row: N clients, the app then both floors, repeated ----------------------------------------------------------
 
 
-def run_of(samples: list[Sample], cpu: float = 0.0) -> Run:
-    return Run(stats([s.to_last for s in samples]), stats([s.round_trip for s in samples]), cpu * 1000 / len(samples))
+def stream_plan(tables: list[Table], per_table: int, path: str) -> list[tuple[str, str]]:
+    """Each campaign's clients, a third each on its GM's and its two players' sessions."""
+    return [(path.format(table.campaign.pk), table.cookies[i % 3]) for table in tables for i in range(per_table)]
 
 
-@dataclass
-class Row:
-    label: str
-    app: list[Run] = field(default_factory=list)
-    floor: list[Run] = field(default_factory=list)
-    connect_s: list[float] = field(default_factory=list)
-    rss_mb: float = 0.0
-
-
-def median_of(runs: list[Run], pick: Callable[[Run], float]) -> float:
-    return statistics.median(pick(run) for run in runs)
-
-
-async def app_repeat(app: Server, tables: list[Table], per_table: int, changes: int, seed: int, row: Row) -> None:
-    plan_groups = []
-    for table in tables:
-        path = f"/campaigns/{table.campaign.pk}/stream/"
-        plan_groups.append([(path, table.cookies[i % 3]) for i in range(per_table)])
+async def app_run(app: Server, tables: list[Table], per_table: int, changes: int, seed: int, row: Row) -> Run:
     started = time.perf_counter()
-    screens = await open_screens(app.port, [p for group in plan_groups for p in group], PG_VALUE)
+    screens = await open_screens(app.port, stream_plan(tables, per_table, "/campaigns/{}/stream/"), PG_VALUE)
     row.connect_s.append(time.perf_counter() - started)
-    groups, at = [], 0
-    for group in plan_groups:
-        groups.append(screens[at : at + len(group)])
-        at += len(group)
     click, clients = await app_clicker(app.base, tables)
-    row.app.append(await timed_run(app, click, clients, screens, groups, changes, seed))
+    return await timed_run([app], click, clients, screens, grouped(screens, per_table), changes, seed)
 
 
-async def floor_repeat(floor: Server, keys: list[int], per_key: int, changes: int, seed: int, row: Row) -> None:
-    plan = [(f"/?c={key}", "") for key in keys for _ in range(per_key)]
-    screens = await open_screens(floor.port, plan, VERSION)
-    groups = [screens[i * per_key : (i + 1) * per_key] for i in range(len(keys))]
+async def stack_run(stack: Server, tables: list[Table], per_table: int, changes: int, seed: int, size: int) -> Run:
+    screens = await open_screens(stack.port, stream_plan(tables, per_table, "/bench/stack/{}/stream/"), VERSION)
+    click, clients = await stack_clicker(stack.base, tables, size)
+    return await timed_run([stack], click, clients, screens, grouped(screens, per_table), changes, seed)
+
+
+async def floor_run(floor: Server, keys: list[int], per_key: int, changes: int, seed: int) -> Run:
+    screens = await open_screens(floor.port, [(f"/?c={key}", "") for key in keys for _ in range(per_key)], VERSION)
     click, clients = await floor_clicker(floor.base, keys)
-    row.floor.append(await timed_run(floor, click, clients, screens, groups, changes, seed))
-
-
-async def timed_run(
-    server: Server,
-    click: Click,
-    clients: list[httpx.AsyncClient],
-    screens: list[Screen],
-    groups: list[list[Screen]],
-    changes: int,
-    seed: int,
-) -> Run:
-    """One run of `changes` clicks on open screens, with the server's CPU over it; then the screens close."""
-    try:
-        await asyncio.sleep(0.5)
-        cpu = server.cpu_seconds()
-        samples = await measure(click, groups, changes, seed)
-        return run_of(samples, server.cpu_seconds() - cpu)
-    finally:
-        await asyncio.gather(*(c.aclose() for c in clients))
-        await close_screens(screens)
+    return await timed_run([floor], click, clients, screens, grouped(screens, per_key), changes, seed)
 
 
 floor_keys = 0
@@ -139,50 +94,64 @@ def floor_rows(count: int) -> list[int]:
     return keys
 
 
-def run_row(label: str, campaigns: int, per_campaign: int, options: Options, dsn: str) -> Row:
+def run_row(label: str, campaigns: int, per_campaign: int, options: Options) -> Row:
     row = Row(label)
-    app, floor = start_app(), start_floor(dsn)
+    servers = {APP: start_app(), STACK: start_stack(), RAW: start_floor(dsn())}
     try:
         for repeat in range(options.repeats):
             tables = [make_table() for _ in range(campaigns)]  # fresh: every run starts at full PG
             keys = floor_rows(campaigns)
-            seed = 12 + repeat
-            run_async(app_repeat(app, tables, per_campaign, options.changes, seed, row))
-            run_async(floor_repeat(floor, keys, per_campaign, options.changes, seed, row))
-        row.rss_mb = app.peak_rss_mb()
+            seed, changes = 12 + repeat, options.changes
+            app = run_async(app_run(servers[APP], tables, per_campaign, changes, seed, row))
+            row.runs[APP].append(app)
+            size = round(app.bytes_per_client)  # the stack floor moves the bytes the app moved, this very run
+            row.runs[STACK].append(run_async(stack_run(servers[STACK], tables, per_campaign, changes, seed, size)))
+            row.runs[RAW].append(run_async(floor_run(servers[RAW], keys, per_campaign, changes, seed)))
+        row.rss_mb = {name: server.peak_rss_mb() for name, server in servers.items()}
     finally:
-        app.stop()
-        floor.stop()
+        for server in servers.values():
+            server.stop()
     return row
 
 
-def run_async[T](coroutine: Awaitable[T]) -> T:
-    async def main() -> T:
-        return await coroutine
-
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-        return runner.run(main())
+def pair(values: tuple[float, float]) -> str:
+    return f"{values[0]:.1f} / {values[1]:.1f}"
 
 
-LIVE_HEADER = (
-    "| clients | click→last p50 (ms) | p99 | max | GM round trip p50 | p99 "
-    "| floor click→last p50 | p99 | max | floor round trip p50 "
-    "| p50 app / floor | p99 app / floor | round trip app / floor | app CPU per change (ms) | app peak RSS |\n"
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+def ratio(a: tuple[float, float], b: tuple[float, float]) -> str:
+    return f"{a[0] / b[0]:.1f}× / {a[1] / b[1]:.1f}×"
+
+
+TO_LAST_HEADER = (
+    "| clients | app | stack floor | physical floor | app / stack | app / physical | stack / physical "
+    "| bytes per change per client: app · stack · physical |\n"
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 )
 
 
-def live_line(row: Row) -> str:
-    a50, a99 = median_of(row.app, lambda r: r.to_last.p50), median_of(row.app, lambda r: r.to_last.p99)
-    f50, f99 = median_of(row.floor, lambda r: r.to_last.p50), median_of(row.floor, lambda r: r.to_last.p99)
-    amax, fmax = max(r.to_last.max for r in row.app), max(r.to_last.max for r in row.floor)
-    g50, g99 = median_of(row.app, lambda r: r.round_trip.p50), median_of(row.app, lambda r: r.round_trip.p99)
-    fg50 = median_of(row.floor, lambda r: r.round_trip.p50)
-    cpu = median_of(row.app, lambda r: r.cpu_ms)
+def to_last_line(row: Row) -> str:
+    app, stack, raw = (row.to_last(name) for name in SERVERS)
+    sizes = " · ".join(f"{row.bytes_per_client(name):,.0f}" for name in SERVERS)
     return (
-        f"| {row.label} | {a50:.1f} | {a99:.1f} | {amax:.1f} | {g50:.1f} | {g99:.1f} "
-        f"| {f50:.1f} | {f99:.1f} | {fmax:.1f} | {fg50:.1f} "
-        f"| {a50 / f50:.1f} | {a99 / f99:.1f} | {g50 / fg50:.1f} | {cpu:.0f} | {row.rss_mb:.0f} MB |"
+        f"| {row.label} | {pair(app)} | {pair(stack)} | {pair(raw)} | **{ratio(app, stack)}** | {ratio(app, raw)} "
+        f"| {ratio(stack, raw)} | {sizes} |"
+    )
+
+
+ROUND_TRIP_HEADER = (
+    "| clients | GM round trip: app | stack floor | physical floor | app / stack "
+    "| CPU per change (ms): app · stack · physical | CPU app / stack | peak RSS: app · stack · physical (MB) |\n"
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+)
+
+
+def round_trip_line(row: Row) -> str:
+    app, stack, raw = (row.round_trip(name) for name in SERVERS)
+    cpu = " · ".join(f"{row.cpu_ms(name):.1f}" for name in SERVERS)
+    rss = " · ".join(f"{row.rss_mb[name]:.0f}" for name in SERVERS)
+    return (
+        f"| {row.label} | {pair(app)} | {pair(stack)} | {pair(raw)} | **{ratio(app, stack)}** | {cpu} "
+        f"| {row.cpu_ms(APP) / row.cpu_ms(STACK):.1f}× | {rss} |"
     )
 
 
@@ -191,71 +160,80 @@ def runs_detail(row: Row) -> str:
         return ", ".join(f"{r.to_last.p50:.0f}/{r.to_last.p99:.0f}" for r in runs)
 
     connect = ", ".join(f"{s:.1f}" for s in row.connect_s)
-    return f"  {row.label}: app p50/p99 per run {each(row.app)}; floor {each(row.floor)}; app connect (s) {connect}"
+    servers = "; ".join(f"{name} {each(row.runs[name])}" for name in SERVERS)
+    return f"  {row.label}: {servers}; app connect (s) {connect}"
 
 
-# --- the reconnect storm -------------------------------------------------------------------------------------------
+def live_section(options: Options) -> list[Row]:
+    print(
+        f"Click → last screen: {options.changes} changes per run, {options.repeats} run(s) per row; "
+        "the median of the runs' p50s / p99s (ms)\n"
+    )
+    rows = []
+    shapes = [(str(n), 1, n) for n in options.sizes]
+    shapes.append((f"{options.campaigns} campaigns × {options.per_campaign}", options.campaigns, options.per_campaign))
+    for label, campaigns, per_campaign in shapes:
+        rows.append(run_row(label, campaigns, per_campaign, options))
+        print(f"  {label}: done", flush=True)
+    print("\n" + TO_LAST_HEADER)
+    for row in rows:
+        print(to_last_line(row))
+    print("\nThe GM's round trip (p50 / p99, ms), the server's CPU per change and its peak RSS\n")
+    print(ROUND_TRIP_HEADER)
+    for row in rows:
+        print(round_trip_line(row))
+    print("\nPer run (click→last p50/p99, ms):")
+    for row in rows:
+        print(runs_detail(row))
+    return rows
 
 
-async def transactions(dsn: str) -> int:
-    """The database's transactions so far: with autocommit, about one per query. A backend flushes its counts once
-    idle for 10 s, so wait that long first."""
-    await asyncio.sleep(11)
-    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
-        query = "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()"
-        row = await (await conn.execute(query)).fetchone()
-    return int(row[0]) if row else 0
+# --- several processes: a campaign's screens routed to one, or spread over all ---------------------------------------
 
 
-@dataclass
-class Storm:
-    clients: int
-    cold_s: float  # the clients arriving 100 at a time
-    storm_s: float  # from the drop until every client shows its state again
-    payloads: int  # initial states received (each one a render of the server's, today)
-    refused: int  # stream requests answered with an error (the browser retries 0.5 s, 1 s, 2 s… later)
-    cpu_s: float
-    transactions: int
-    rss_mb: float
-    after_change_ms: float  # click → last screen for one change right after
+async def processes_run(servers: list[Server], table: Table, clients: int, routed: bool, options: Options) -> Run:
+    """The campaign's clients all on the first process (a load balancer hashing the campaign id), or client i on
+    process i mod n; the GM posts to the first. CPU summed over every process."""
+    plan = stream_plan([table], clients, "/campaigns/{}/stream/")
+    screens: list[Screen] = []
+    for index, server in enumerate(servers):
+        part = [p for i, p in enumerate(plan) if (0 if routed else i % len(servers)) == index]
+        if part:
+            screens += await open_screens(server.port, part, PG_VALUE)
+    click, gms = await app_clicker(servers[0].base, [table])
+    return await timed_run(servers, click, gms, screens, [screens], options.changes, 12)
 
 
-async def storm_async(app: Server, table: Table, clients: int, dsn: str) -> Storm:
-    path = f"/campaigns/{table.campaign.pk}/stream/"
-    plan = [(path, table.cookies[i % 3]) for i in range(clients)]
-    started = time.perf_counter()
-    screens = await open_screens(app.port, plan, PG_VALUE)
-    cold = time.perf_counter() - started
-    before = await transactions(dsn)
-    cpu = app.cpu_seconds()
-    started = time.perf_counter()
-    for screen in screens:
-        screen.drop()
-    screens = await open_screens(app.port, plan, PG_VALUE, wave=len(plan))
-    storm = time.perf_counter() - started
-    cpu = app.cpu_seconds() - cpu
-    payloads = sum(b"event: change" in s.first_payload for s in screens)
-    refused = sum(s.refused for s in screens)
-    done = await transactions(dsn) - before - 1  # less the statistics query itself
-    # Everyone reconnected is live again: one change reaches them all.
-    click, gms = await app_clicker(app.base, [table])
+def processes_section(options: Options, clients: int = 10) -> Spread:
+    spread = Spread(options.processes, clients, [], [])
+    servers = [start_app() for _ in range(options.processes)]
     try:
-        [sample] = await measure(click, [screens], 1, 0)
+        for _ in range(options.repeats):
+            spread.routed.append(run_async(processes_run(servers, make_table(), clients, True, options)))
+            spread.spread.append(run_async(processes_run(servers, make_table(), clients, False, options)))
     finally:
-        await asyncio.gather(*(c.aclose() for c in gms))
-        await close_screens(screens)
-    return Storm(clients, cold, storm, payloads, refused, cpu, done, app.peak_rss_mb(), sample.to_last * 1000)
-
-
-def run_storm(clients: int, dsn: str) -> Storm:
-    app = start_app()
-    try:
-        return run_async(storm_async(app, make_table(), clients, dsn))
-    finally:
-        app.stop()
+        for server in servers:
+            server.stop()
+    each = "; ".join(
+        f"{name} " + ", ".join(f"{run.cpu_ms:.1f}" for run in runs)
+        for name, runs in (("routed", spread.routed), ("spread", spread.spread))
+    )
+    print(
+        f"\n{options.processes} app processes (WEB_CONCURRENCY={options.processes}), {clients} clients on one "
+        f"campaign: CPU per change summed over the processes (ms), per run: {each}",
+        flush=True,
+    )
+    return spread
 
 
 # --- main ----------------------------------------------------------------------------------------------------------
+
+
+def dsn() -> str:
+    params = connection.get_connection_params()
+    return psycopg.conninfo.make_conninfo(
+        **{k: v for k, v in params.items() if k in ("dbname", "user", "password", "host", "port")}
+    )
 
 
 def main(options: Options, sections: set[str]) -> None:
@@ -263,55 +241,25 @@ def main(options: Options, sections: set[str]) -> None:
     with connection.cursor() as cursor:
         cursor.execute("CREATE TABLE bench_floor (id int PRIMARY KEY, version int NOT NULL)")
         cursor.execute("INSERT INTO bench_floor VALUES (0, 0)")
-    params = {
-        k: v
-        for k, v in connection.get_connection_params().items()
-        if k in ("dbname", "user", "password", "host", "port")
-    }
-    dsn = psycopg.conninfo.make_conninfo(**params)
-    cores = os.cpu_count()
-    print(f"Machine: {cores} cores; Python {sys.version.split()[0]}; app and floor under uvicorn, DEBUG=0\n")
-
-    if "live" in sections:
-        print(
-            f"Click → last screen: {options.changes} changes per run, {options.repeats} run(s) per row; "
-            "the median of the runs' p50s and p99s (ms); max over all runs\n"
-        )
-        print(LIVE_HEADER, flush=True)
-        rows = []
-        for n in options.sizes:
-            rows.append(run_row(str(n), 1, n, options, dsn))
-            print(live_line(rows[-1]), flush=True)
-        label = f"{options.campaigns} campaigns × {options.per_campaign}"
-        rows.append(run_row(label, options.campaigns, options.per_campaign, options, dsn))
-        print(live_line(rows[-1]), flush=True)
-        print("\nPer run (click→last p50/p99, ms):")
-        for row in rows:
-            print(runs_detail(row))
-
+    print(
+        f"Machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; the app and both floors under uvicorn, "
+        "DEBUG=0\n"
+    )
+    rows = live_section(options) if "live" in sections else []
+    storm: Storm | None = None
     if "storm" in sections:
-        storm = run_storm(options.storm, dsn)
-        print(f"\nReconnect storm: {storm.clients} clients drop at once and reconnect at once\n")
-        print(
-            "| clients | first connect, 100 at a time (s) | storm: all show their state again (s) "
-            "| initial states sent | refused requests (retried) | app CPU in the storm (s) "
-            "| PostgreSQL transactions in the storm | app peak RSS | next change, click → last screen (ms) |"
-        )
-        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-        print(
-            f"| {storm.clients} | {storm.cold_s:.1f} | {storm.storm_s:.1f} | {storm.payloads} | {storm.refused} "
-            f"| {storm.cpu_s:.1f} | {storm.transactions} | {storm.rss_mb:.0f} MB | {storm.after_change_ms:.0f} |",
-            flush=True,
-        )
-
+        storm = run_storm(options.storm, dsn())
+        print_storm(storm)
+    gets = None
     if "table" in sections:
-        results = run_gets(options.gets)
-        floor = results[-1][1]
-        print(f"\nThe GM's table page, GET, {options.gets} requests each (ms); queries per GET counted in-process\n")
-        print("| page | p50 (ms) | p99 | p50 / minimal | p99 / minimal | queries |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: |")
-        for label, s, n in results:
-            print(f"| {label} | {s.p50:.1f} | {s.p99:.1f} | {s.p50 / floor.p50:.1f} | {s.p99 / floor.p99:.1f} | {n} |")
+        gets = run_gets(options.gets)
+        print_gets(gets, options.gets)
+    spread = processes_section(options) if "processes" in sections else None
+    previews: Previews = "section skipped"
+    if "preview" in sections:
+        previews = measure_previews()
+        print_previews(previews)
+    print_goals(rows, storm, FULL.storm, gets, spread, previews)
 
 
 if __name__ == "__main__":
@@ -319,7 +267,8 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true", help="fewer clients and one run per row, to try it")
     parser.add_argument("--sizes", help="client counts of the one-campaign rows, e.g. 10,200")
     parser.add_argument("--repeats", type=int)
-    parser.add_argument("--sections", default="live,storm,table", help="any of live,storm,table")
+    sections = "live,storm,table,processes,preview"
+    parser.add_argument("--sections", default=sections, help=f"any of {sections}")
     args = parser.parse_args()
     options = QUICK if args.quick else FULL
     if args.sizes:
