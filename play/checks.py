@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from campaigns.models import Campaign
 from play.cards import cards_for
 from play.log import CHECK_NAMES, outcome_lines, penalty_terms
-from rules import engine
+from rules import engine, queries
 from rules.actions.checks import die_sides
 from rules.models import CalledCheck, CallStatus, CheckKind
 
@@ -99,12 +99,7 @@ class CallGroup:
 
 def pending_lines(campaign: Campaign, characters: Iterable[int] | None = None) -> list[CheckLine]:
     """The checks still waiting for a die, for these characters (None: everyone's), oldest first."""
-    rows = CalledCheck.objects.filter(campaign=campaign, status=CallStatus.PENDING)
-    if characters is not None:
-        rows = rows.filter(character_id__in=characters)  # a list, or a query of ids (a subquery: no query of its own)
-    return with_penalties(
-        campaign, [CheckLine(row) for row in rows.select_related("character", "disease").order_by("id")]
-    )
+    return with_penalties(campaign, [CheckLine(row) for row in queries.pending_checks(campaign, characters)])
 
 
 def with_penalties(campaign: Campaign, lines: list[CheckLine]) -> list[CheckLine]:

@@ -74,5 +74,5 @@ def pending_checks(campaign: Campaign | int, characters: Iterable[int] | None = 
     campaign_id = campaign if isinstance(campaign, int) else campaign.pk
     rows = CalledCheck.objects.filter(campaign_id=campaign_id, status=CallStatus.PENDING)
     if characters is not None:
-        rows = rows.filter(character_id__in=list(characters))
+        rows = rows.filter(character_id__in=characters)  # a list, or a query of ids (a subquery: no query of its own)
     return list(rows.select_related("character", "disease").order_by("id"))

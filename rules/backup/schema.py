@@ -26,12 +26,11 @@ from characters.models import SHEET_RANGES
 from rules import engine, mapping
 from rules.actions.diseases import NAME_LENGTH as DISEASE_NAME_LENGTH
 from rules.actions.sheet import NAME_LENGTH, NOTES_LENGTH
-from rules.events import EventKind
+from rules.events import BIGINT, EventKind, Whole
 from rules.models import PENALTY_MIN, PG_PER_WEEK_MAX, Category, WoundKind
 
 FORMAT = "12plus-campaign"
 VERSION = 1
-BIGINT = 2**63 - 1  # PostgreSQL's bigint: clocks and campaign seconds
 INTEGER = 2**31 - 1  # PostgreSQL's integer: PG amounts and counts
 USERNAME_LENGTH = 150  # Django's username
 
@@ -46,7 +45,6 @@ def _range(field: str) -> Meta:
     return Meta(ge=low, le=high)
 
 
-type Whole = Annotated[int, Meta(ge=0, le=BIGINT)]
 type Positive = Annotated[int, Meta(ge=1, le=BIGINT)]
 type Count = Annotated[int, Meta(ge=0, le=INTEGER)]
 type Moment = Annotated[datetime, Meta(tz=True)]
