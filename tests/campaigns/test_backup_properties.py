@@ -21,6 +21,7 @@ from rules import actions, backup, engine, queries
 from rules.damage import Attack, Fall, Gas
 from rules.models import CheckKind, Disease, Illness
 from tests.helpers import World, death_invariant_violations, log_mismatches, make_user, stored_health
+from tests.played import HEALTH, nth, play_health
 
 die12 = st.integers(1, 12)
 who = st.integers(0, 5)  # a character by position, removed ones too (past the end: the last one)
@@ -55,43 +56,14 @@ step = st.one_of(
 )
 
 
-def nth(rows: list, index: int):
-    return rows[min(index, len(rows) - 1)] if rows else None
-
-
 def perform(world: World, action: tuple) -> None:
     """One action on campaign A, as the GM (or a player, for a claim) would; refusals are the rules'."""
     name, *args = action
     a, gm = world.campaign_a, world.gm_a
     characters = list(Character.everyone.filter(campaign=a).order_by("id"))
     own = Disease.objects.filter(campaign=a).order_by("id").first()
-    healer = Character.everyone.get(pk=world.npc_a.pk)
-    if name in ("attack", "gas"):
-        damage = Attack(amount=args[0]) if name == "attack" else Gas(turns=args[0])
-        actions.apply_damage(a, sorted({nth(characters, i).pk for i in args[1]}), damage, by=gm)
-    elif name == "fall":
-        patient = nth(characters, args[2])
-        actions.apply_damage(a, [patient], Fall(height_m=args[0], dice={patient.pk: args[1]}), by=gm)
-    elif name == "advance":
-        actions.advance_clock(a, args[0], resting=None if args[1] else [], by=gm)
-    elif name == "expose":
-        available = list(Disease.objects.available_in(a).order_by("id"))
-        patient = nth(characters, args[2])
-        disease = available[args[0] % len(available)]
-        actions.expose(a, [patient], disease, dice_by_character={patient.pk: args[1]}, by=gm)
-    elif name == "treat_wounds":
-        actions.treat_wounds(a, nth(characters, args[0]), healer, by=gm)
-    elif name in ("treat_illness", "medicate"):
-        patient = nth(characters, args[0])
-        illness = Illness.objects.filter(character=patient, cured_at=None).order_by("id").first()
-        if illness is None:
-            raise actions.ActionError("nothing to care for")
-        if name == "treat_illness":
-            actions.treat_illness(a, patient, illness, healer, by=gm)
-        else:
-            actions.medicate(a, patient, illness, by=gm)
-    elif name == "exertion":
-        actions.exertion(a, nth(characters, args[1]), die=args[0], by=gm)
+    if name in HEALTH:
+        play_health(world, name, args)
     elif name in ("constitution", "party_view"):
         character = nth(characters, args[0])
         sheet = replace(actions.Sheet.of(character), **{name: args[1]})
