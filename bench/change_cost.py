@@ -31,13 +31,15 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 from campaigns import access  # noqa: E402
 from campaigns.models import Campaign, Membership  # noqa: E402
 from characters.models import Character  # noqa: E402
-from play import live, screens  # noqa: E402
+from play import live, screens, snapshot  # noqa: E402
 from rules import actions  # noqa: E402
 from rules.damage import Attack  # noqa: E402
+from rules.notify import Change  # noqa: E402
 
 CHANGES, WARM_UP = 60, 10
 PARTS = {
-    screens: ["cards_for", "entries_for", "timeline_for", "render_to_string"],
+    snapshot: ["cards_for", "roster_of", "open_calls"],
+    screens: ["entries_for", "timeline_for", "render_to_string"],
 }
 
 
@@ -94,10 +96,8 @@ def main() -> None:
         for name in [name for names in PARTS.values() for name in names]:
             spent[name].append(0.0)
         start = time.perf_counter()
-        touch = screens.touch_of(campaign.events.latest("id"))
         DRAWING[0] = True
-        for seen in views:
-            live.draw(seen, touch)
+        live.draw_change(Change(campaign.pk, None, campaign.events.latest("id").pk), set(views))
         DRAWING[0] = False
         renders.append(time.perf_counter() - start)
         start = time.perf_counter()

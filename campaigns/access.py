@@ -9,11 +9,12 @@ Site admins use the Django admin.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
-from django.db.models import Exists, Q, QuerySet
-from django.http import HttpRequest
+from django.db.models import Q, QuerySet
+from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
 from campaigns.models import Campaign, Membership, PartyView
@@ -72,50 +73,20 @@ def audience_of(user: Visitor, campaign: Campaign) -> Audience:
     return Audience(campaign.pk, user.pk, is_gm=is_gm(user, campaign))
 
 
-def characters_seen_by(audience: Audience) -> QuerySet[Character]:
-    """The characters an audience sees: every one of the campaign for its GM, only their own for a player."""
-    characters = Character.objects.filter(campaign_id=audience.campaign_id)
-    if not audience.is_gm:
-        characters = characters.filter(player_id=audience.user_id)
-    return characters
+def sees(audience: Audience, character: Character) -> bool:
+    """Whether an audience sees a character in full: the GM every one in play, a player only their own."""
+    return not character.removed and may_open(audience, character)
 
 
-def sheets_of(audience: Audience) -> QuerySet[Character]:
-    """The sheets an audience may keep open: those of the characters it sees, and of those removed from the campaign
-    that it saw (an open sheet says the character left, and an undo brings it back)."""
-    characters = Character.everyone.filter(campaign_id=audience.campaign_id)
-    if not audience.is_gm:
-        characters = characters.filter(player_id=audience.user_id)
-    return characters
+def may_open(audience: Audience, character: Character) -> bool:
+    """Whether an audience may keep a character's sheet open: those it sees, and those removed from the campaign that
+    it saw (an open sheet says the character left, and an undo brings it back)."""
+    in_campaign = character.campaign_id == audience.campaign_id
+    return in_campaign and (audience.is_gm or character.player_id == audience.user_id)
 
 
 # The party views that show a companion at all (as its PG or as a word); "hidden" leaves it out, name and all.
 SHOWN = (PartyView.EXACT, PartyView.BAND)
-
-
-def companions_seen_by(audience: Audience) -> QuerySet[Character]:
-    """The other characters of the campaign a player sees beside their own (their companions): those whose party
-    view (seen_as) is not "hidden". Removed characters never; none for a member who plays no character here (as
-    still_sees), and none for the GM, who sees every character in full (characters_seen_by)."""
-    if audience.is_gm:
-        return Character.objects.none()
-    own = Character.objects.filter(campaign_id=audience.campaign_id, player_id=audience.user_id)
-    return (
-        Character.objects.filter(campaign_id=audience.campaign_id)
-        .exclude(player_id=audience.user_id)
-        .filter(Q(party_view__in=SHOWN) | Q(party_view="", campaign__party_view__in=SHOWN))
-        .filter(Exists(own))
-    )
-
-
-def kept_from(audience: Audience) -> frozenset[int]:
-    """The characters a player may not even see named (their party view is "hidden"): a log on their own sheet says
-    "Alguien" for such a healer. None for the GM, who sees everyone; no query then."""
-    if audience.is_gm:
-        return frozenset()
-    hidden = Q(party_view=PartyView.HIDDEN) | Q(party_view="", campaign__party_view=PartyView.HIDDEN)
-    others = Character.objects.filter(campaign_id=audience.campaign_id).exclude(player_id=audience.user_id)
-    return frozenset(others.filter(hidden).values_list("pk", flat=True))
 
 
 def seen_as(character: Character, campaign: Campaign) -> PartyView:
@@ -123,29 +94,76 @@ def seen_as(character: Character, campaign: Campaign) -> PartyView:
     return PartyView(character.party_view or campaign.party_view)
 
 
-def still_sees(audience: Audience, campaign: Campaign | None = None) -> bool:
-    """Whether an audience may still watch its campaign: the GM while they are its GM, a player while they are a
-    member and play a character in it. Live streams ask again at every change (the admin may have changed the GM, the
-    GM may have given a character to someone else), given the campaign's row as it stands if they have it."""
-    if campaign is None:
-        gm_id = Campaign.objects.filter(pk=audience.campaign_id).values_list("gm_id", flat=True).first()
-    else:
-        gm_id = campaign.gm_id
-    if gm_id is None:
-        return False
-    if audience.is_gm:
-        return gm_id == audience.user_id
-    return (
-        Membership.objects.filter(campaign_id=audience.campaign_id, user_id=audience.user_id).exists()
-        and characters_seen_by(audience).exists()
-    )
+@dataclass
+class Roster:
+    """A campaign's characters (those removed too, with their players) and members, read once (roster_of) for every
+    audience that asks what it sees: a change draws the GM's table and each player's page from the same rows."""
+
+    campaign: Campaign
+    characters: tuple[Character, ...]  # in name order
+
+    @cached_property
+    def members(self) -> frozenset[int]:
+        """The user ids of the campaign's players: read when a player's access is first asked."""
+        return frozenset(Membership.objects.filter(campaign=self.campaign).values_list("user_id", flat=True))
+
+    def seen_by(self, audience: Audience) -> list[Character]:
+        """The characters an audience sees in full: every one in play for its GM, only their own for a player."""
+        return [character for character in self.characters if sees(audience, character)]
+
+    def sheet(self, audience: Audience, pk: int | None) -> Character | None:
+        """A character whose sheet this audience may keep open (may_open), or None."""
+        return next((c for c in self.characters if c.pk == pk and may_open(audience, c)), None)
+
+    def companions_of(self, audience: Audience) -> list[Character]:
+        """The other characters in play a player sees beside their own (their companions): those whose party view
+        (seen_as) is not "hidden". None for a member who plays no character here (as still_sees), and none for the GM,
+        who sees every character in full."""
+        if audience.is_gm or not self.seen_by(audience):
+            return []
+        return [c for c in self.others(audience) if not c.removed and seen_as(c, self.campaign) in SHOWN]
+
+    def kept_from(self, audience: Audience) -> frozenset[int]:
+        """The characters a player may not even see named (their party view is "hidden"): a log on their own sheet
+        says "Alguien" for such a healer. None for the GM, who sees everyone."""
+        hidden = [c.pk for c in self.others(audience) if seen_as(c, self.campaign) == PartyView.HIDDEN]
+        return frozenset(hidden)
+
+    def others(self, audience: Audience) -> list[Character]:
+        """The characters that are not this player's (none for the GM)."""
+        if audience.is_gm:
+            return []
+        return [character for character in self.characters if character.player_id != audience.user_id]
+
+    def still_sees(self, audience: Audience) -> bool:
+        """Whether an audience may still watch the campaign: the GM while they are its GM, a player while they are a
+        member and play a character in it. Live streams ask again at every change (the admin may have changed the
+        GM, the GM may have given a character to someone else)."""
+        if audience.is_gm:
+            return self.campaign.gm_id == audience.user_id
+        return audience.user_id in self.members and bool(self.seen_by(audience))
+
+
+def roster_of(campaign: Campaign) -> Roster:
+    """The campaign's roster: one query (and one for its members when a player's access is asked)."""
+    characters = tuple(Character.everyone.filter(campaign=campaign).select_related("player").order_by("name", "id"))
+    for character in characters:
+        character.campaign = campaign
+    return Roster(campaign, characters)
+
+
+def still_sees(audience: Audience) -> bool:
+    """Whether an audience may still watch its campaign (Roster.still_sees): False when it is gone."""
+    campaign = Campaign.objects.filter(pk=audience.campaign_id).first()
+    return campaign is not None and roster_of(campaign).still_sees(audience)
 
 
 def character_for_user(user: Visitor, campaign_id: int, character_id: int) -> Character:
     """A character whose sheet this user may read: the GM's campaign's, or the player's own."""
     campaign = campaign_for_user(user, campaign_id)
-    seen = characters_seen_by(audience_of(user, campaign))
-    character = get_object_or_404(seen.select_related("player"), pk=character_id)
+    character = get_object_or_404(campaign.characters.select_related("player"), pk=character_id)
+    if not sees(audience_of(user, campaign), character):
+        raise Http404
     character.campaign = campaign
     return character
 

@@ -9,7 +9,7 @@ from functools import cached_property
 from django.db import DEFAULT_DB_ALIAS
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign, Invitation
+from campaigns.models import Campaign
 from characters.models import Character
 from play.party import view_words
 from rules import engine, explained, mapping
@@ -45,7 +45,6 @@ class Card:
     wound_values: list[tuple[object, ...]]  # its wounds' stored fields (WOUND_FIELDS): rows only if worked out
     illness_rows: list[Illness]  # with their diseases (select_related)
     clock: int
-    invitation: Invitation | None = None  # its pending invitation link (the GM's table only)
 
     @cached_property
     def wound_rows(self) -> list[Wound]:
@@ -173,19 +172,14 @@ WOUND_FIELDS = [field.attname for field in Wound._meta.concrete_fields]
 WOUND_CHARACTER = WOUND_FIELDS.index("character_id")
 
 
-def cards_for(campaign: Campaign, characters: Iterable[Character], invitations: bool = False) -> list[Card]:
-    """Cards for these characters of the campaign, in three queries whatever their number (four with the pending
-    invitation links, which only the GM sees)."""
+def cards_for(campaign: Campaign, characters: Iterable[Character]) -> list[Card]:
+    """Cards for these characters of the campaign, in two queries whatever their number."""
     characters = list(characters)
     ids = [c.pk for c in characters]
-    pending: dict[int, Invitation] = {}
-    if invitations:
-        links = Invitation.objects.pending().filter(character_id__in=ids).order_by("id")
-        pending = {link.character_id: link for link in links}
     wounds: dict[int, list[tuple[object, ...]]] = defaultdict(list)
     for values in Wound.objects.filter(character_id__in=ids).order_by("id").values_list(*WOUND_FIELDS):
         wounds[values[WOUND_CHARACTER]].append(values)
     illnesses: dict[int, list[Illness]] = defaultdict(list)
     for illness in Illness.objects.filter(character_id__in=ids).select_related("disease").order_by("id"):
         illnesses[illness.character_id].append(illness)
-    return [Card(c, wounds[c.pk], illnesses[c.pk], campaign.clock, pending.get(c.pk)) for c in characters]
+    return [Card(c, wounds[c.pk], illnesses[c.pk], campaign.clock) for c in characters]

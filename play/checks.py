@@ -4,7 +4,7 @@ call still waiting for someone, with what every character rolled so far, worded 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import groupby
 
@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from campaigns.models import Campaign
 from play.cards import cards_for
 from play.log import CHECK_NAMES, outcome_lines, penalty_terms
-from rules import engine, queries
+from rules import engine
 from rules.actions.checks import die_sides
 from rules.models import CalledCheck, CallStatus, CheckKind
 
@@ -97,25 +97,26 @@ class CallGroup:
         return [line.pk for line in self.lines if line.pending]
 
 
-def pending_lines(campaign: Campaign, characters: Iterable[int] | None = None) -> list[CheckLine]:
-    """The checks still waiting for a die, for these characters (None: everyone's), oldest first."""
-    return with_penalties(campaign, [CheckLine(row) for row in queries.pending_checks(campaign, characters)])
+# A character's state by its id, when the caller has it at hand (play.snapshot): no query for it then.
+type Health = Callable[[int], engine.Health]
 
 
-def with_penalties(campaign: Campaign, lines: list[CheckLine]) -> list[CheckLine]:
+def with_penalties(campaign: Campaign, lines: list[CheckLine], health: Health | None = None) -> list[CheckLine]:
     """Give each pending check the penalties its character's state puts on it now (engine.penalty_parts): a few
-    queries for all of them, none when nothing is pending."""
+    queries for all of them (none with `health`), none when nothing is pending."""
     pending = [line for line in lines if line.pending]
     if not pending:
         return lines
-    characters = {line.row.character_id: line.row.character for line in pending}
-    health = {card.character.pk: card.health for card in cards_for(campaign, characters.values())}
+    if health is None:
+        characters = {line.row.character_id: line.row.character for line in pending}
+        states = {card.character.pk: card.health for card in cards_for(campaign, characters.values())}
+        health = states.__getitem__
     for line in pending:
-        line.penalties = engine.penalty_parts(health[line.row.character_id], engine.CHECK_ROLLS[line.row.kind])
+        line.penalties = engine.penalty_parts(health(line.row.character_id), engine.CHECK_ROLLS[line.row.kind])
     return lines
 
 
-def open_calls(campaign: Campaign) -> list[CallGroup]:
+def open_calls(campaign: Campaign, health: Health) -> list[CallGroup]:
     """The GM's calls that still wait for someone, with every character's check in them: those already answered
     show their roll and what it did, as the log words it. One query, and three more while any check is pending (its
     character's penalties)."""
@@ -135,5 +136,5 @@ def open_calls(campaign: Campaign) -> list[CallGroup]:
                 line.result = outcome_lines(row.closed, {row.character_id: row.character.name}, row.character_id)
             lines.append(line)
         groups.append(CallGroup(lines))
-    with_penalties(campaign, [line for group in groups for line in group.lines])
+    with_penalties(campaign, [line for group in groups for line in group.lines], health)
     return groups

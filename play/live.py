@@ -39,6 +39,7 @@ from django.views.decorators.http import require_GET
 from campaigns import access
 from campaigns.models import Campaign, Event
 from play.screens import EVERYTHING, Drawing, Touch, View, changes, touch_of, view_of
+from play.snapshot import Snapshot
 from rules import notify
 
 logger = logging.getLogger(__name__)
@@ -88,30 +89,35 @@ def sse(event: str, text: str) -> str:
 # --- drawing (sync: the ORM and templates) ---------------------------------------------------------------------------
 
 
-def touch_for(change: notify.Change) -> tuple[Touch, Campaign | None]:
-    """What a change touched, from its event, and the campaign's row as it stands (None: gone): read once per change,
-    whatever the number of views, which draw from them both."""
+def draw_change(change: notify.Change, views: set[Seen]) -> dict[Seen, str | None]:
+    """One change for each of these views (draw): its event and the campaign's rows are read once, whatever the
+    number of views, which all draw from them."""
     try:
         event = None if change.event is None else Event.objects.filter(pk=change.event).first()
-        return touch_of(event), Campaign.objects.filter(pk=change.campaign_id).first()
+        campaign = Campaign.objects.filter(pk=change.campaign_id).first()
+        state = None if campaign is None else Snapshot(campaign)
+        return {seen: draw(seen, touch_of(event), state) for seen in views}
     finally:
         connections["default"].close()  # give the pooled connection back: this runs on a worker thread
 
 
-def draw(seen: Seen, touch: Touch, campaign: Campaign | None = None) -> str | None:
+def draw(seen: Seen, touch: Touch, state: Snapshot | None) -> str | None:
     """The SSE message of one change (or, with EVERYTHING, the whole screen) for one view: the regions it touched, as
-    a fresh load draws them; "" when it touched none; None when the audience may no longer watch the campaign.
-    `campaign`: its row, read once for every view of a change (read here when not given)."""
+    a fresh load draws them; "" when it touched none; None when the audience may no longer watch the campaign (or it
+    is gone: no `state`)."""
+    set_script_prefix(seen.prefix)  # this worker thread's links, as the page's were drawn
+    with translation.override(seen.language):
+        if state is None or not state.roster.still_sees(seen.view.audience):
+            return None
+        html = changes(Drawing(state, seen.view, seen.site, None, touch))
+        return sse("change", html) if html else ""
+
+
+def draw_state(seen: Seen) -> str | None:
+    """A view's whole screen (a stream's first message), or None when the audience may no longer watch."""
     try:
-        set_script_prefix(seen.prefix)  # this worker thread's links, as the page's were drawn
-        with translation.override(seen.language):
-            audience = seen.view.audience
-            if campaign is None:
-                campaign = Campaign.objects.filter(pk=audience.campaign_id).first()
-            if campaign is None or not access.still_sees(audience, campaign):
-                return None
-            html = changes(Drawing(campaign, seen.view, seen.site, None, touch))
-            return sse("change", html) if html else ""
+        campaign = Campaign.objects.filter(pk=seen.view.audience.campaign_id).first()
+        return draw(seen, EVERYTHING, None if campaign is None else Snapshot(campaign))
     finally:
         connections["default"].close()
 
@@ -152,7 +158,7 @@ class Hub:
         drawn: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         self.states[seen] = (version, drawn)
         try:
-            text = await sync_to_async(draw, thread_sensitive=False)(seen, EVERYTHING)
+            text = await sync_to_async(draw_state, thread_sensitive=False)(seen)
         except BaseException as error:
             drawn.set_exception(error)
             drawn.exception()  # retrieved: no "never retrieved" warning when nobody else was waiting
@@ -239,12 +245,8 @@ class Hub:
         if not watching:
             return
         # One drawing per view, not per client: the cost does not grow with the number of browsers.
-        touch, campaign = await sync_to_async(touch_for, thread_sensitive=True)(change)
         views = {watcher.seen for watcher in watching if not (change.tab and watcher.tab == change.tab)}
-        drawings = await asyncio.gather(
-            *(sync_to_async(draw, thread_sensitive=True)(seen, touch, campaign) for seen in views)
-        )
-        by_view = dict(zip(views, drawings, strict=True))
+        by_view = await sync_to_async(draw_change, thread_sensitive=True)(change, views)
         for watcher in list(watching):
             if watcher.seen not in by_view or (change.tab and watcher.tab == change.tab):
                 continue  # the tab that acted: it has this change already, in the answer to its request
@@ -307,6 +309,12 @@ async def stream(watcher: Watcher) -> AsyncIterator[str]:
         hub.forget(watcher)  # also on a client disconnect (CancelledError): no watcher or queue is left behind
 
 
+def may_watch(campaign: Campaign, audience: access.Audience, sheet: int | None) -> bool:
+    """Whether an audience may still watch its campaign, and open this sheet (None: its table or page)."""
+    roster = access.roster_of(campaign)
+    return roster.still_sees(audience) and (sheet is None or roster.sheet(audience, sheet) is not None)
+
+
 def release_connection() -> None:
     connections["default"].close()  # with the pool on, this gives the connection back
 
@@ -333,12 +341,10 @@ async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpRespons
         # there, and 204 tells the browser's EventSource not to retry. `make run` and Docker serve ASGI.
         return HttpResponse(status=204)
     audience = access.audience_of(user, campaign)
-    if not await sync_to_async(access.still_sees)(audience):
-        return ended(GONE)  # a member who plays no character here any more
     sheet = request.GET.get("sheet", "")
     character = int(sheet) if sheet.isascii() and sheet.isdigit() and len(sheet) < 19 else None
-    if character is not None and not await access.sheets_of(audience).filter(pk=character).aexists():
-        return ended(GONE)  # a sheet this user may not read: nothing is said of it
+    if not await sync_to_async(may_watch)(campaign, audience, character):
+        return ended(GONE)  # the same words for a member who plays no character here and a sheet not theirs to read
     if hub.streams_of(audience.user_id) >= settings.STREAMS_PER_USER:
         # Each stream holds memory and a share of every render: one account cannot hold hundreds (README "Limits").
         message = _("Demasiadas pantallas abiertas con esta cuenta: cierra alguna pestaña y recarga esta.")

@@ -3,6 +3,7 @@ before it starts ("Sucesos anteriores"). A page is all any screen reads: older p
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import QuerySet
@@ -16,7 +17,7 @@ SHEET_LOG_LENGTH = 15  # entries on a character's sheet
 
 
 def entries_for(
-    events: QuerySet[Event], names: dict[int, str], only: int | None = None, unseen: frozenset[int] = frozenset()
+    events: Iterable[Event], names: dict[int, str], only: int | None = None, unseen: frozenset[int] = frozenset()
 ) -> list[Entry]:
     """The entries of these events, in their order."""
     return [entry_for(event, names, only, unseen) for event in events]

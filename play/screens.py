@@ -17,7 +17,6 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
-from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -25,28 +24,18 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from campaigns.access import (
-    Audience,
-    characters_seen_by,
-    companions_seen_by,
-    kept_from,
-    seen_as,
-    sheets_of,
-    table_of,
-)
-from campaigns.models import Campaign, Event, PartyView
+from campaigns.access import Audience, seen_as, table_of
+from campaigns.models import Campaign, Event, Invitation, PartyView
 from characters.models import Character
-from play.cards import Card, cards_for
-from play.checks import open_calls, pending_lines
+from play.cards import Card
 from play.forms.advance import AdvanceForm
 from play.forms.party import PartyViewForm
 from play.log import entry_for
-from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, entries_for, names_in
+from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, entries_for
 from play.party import companion
+from play.snapshot import Snapshot
 from play.timeline import timeline_for
 from rules import events
-from rules.models import CalledCheck, CallStatus
-from rules.queries import latest_undoable
 
 
 class Screen(StrEnum):
@@ -127,11 +116,15 @@ def touch_of(event: Event | None) -> Touch:
 class Drawing:
     """One screen drawn at one moment: what its regions are drawn from, each worked out once, when first asked."""
 
-    campaign: Campaign  # fresh: its version marks every region drawn
+    state: Snapshot  # the campaign's rows, shared by every drawing of the same change
     view: View
     site: str  # scheme and host, for the links people copy (invitations)
     request: HttpRequest | None = None  # a page or an answer (CSRF tokens for forms without script); None: a stream
     touch: Touch = EVERYTHING
+
+    @property
+    def campaign(self) -> Campaign:
+        return self.state.campaign
 
     @property
     def audience(self) -> Audience:
@@ -143,27 +136,29 @@ class Drawing:
 
     @cached_property
     def seen(self) -> list[Character]:
-        return list(characters_seen_by(self.audience).select_related("player"))
+        return self.state.roster.seen_by(self.audience)
 
     @cached_property
     def cards(self) -> list[Card]:
-        return cards_for(self.campaign, self.seen, invitations=self.audience.is_gm)
+        return self.state.cards_of(self.seen)
 
     def cards_touched(self) -> list[Card]:
         return [card for card in self.cards if self.touch.character(card.character.pk)]
 
     @cached_property
     def kept(self) -> frozenset[int]:
-        return kept_from(self.audience)
-
-    @cached_property
-    def names(self) -> dict[int, str]:
-        return names_in(self.campaign)
+        return self.state.roster.kept_from(self.audience)
 
     @cached_property
     def sheet(self) -> Character | None:
         """The sheet's character, while this audience may still see it (removed or handed over: None)."""
         return next((character for character in self.seen if character.pk == self.view.character), None)
+
+    def invitation(self, card: Card) -> Invitation | None:
+        """A card's pending invitation link: on the GM's table only."""
+        if not self.audience.is_gm or card.character.player_id is not None:
+            return None  # a character someone plays has no invitation waiting: no query
+        return self.state.invitations.get(card.character.pk)
 
     def base(self) -> dict[str, Any]:
         # No CSRF token in a stream's drawing (no request; Django warns under DEBUG): its forms go by htmx, which
@@ -210,7 +205,7 @@ def cards(drawing: Drawing) -> dict[str, Any]:
 
 
 def calls(drawing: Drawing) -> dict[str, Any]:
-    return {"calls": open_calls(drawing.campaign)}
+    return {"calls": drawing.state.calls}
 
 
 def resting(drawing: Drawing) -> dict[str, Any]:
@@ -222,17 +217,17 @@ def party_view(drawing: Drawing) -> dict[str, Any]:
 
 
 def undo(drawing: Drawing) -> dict[str, Any]:
-    undoable = latest_undoable(drawing.campaign)
-    return {"undo": None if undoable is None else entry_for(undoable, drawing.names)}
+    undoable = drawing.state.undoable
+    return {"undo": None if undoable is None else entry_for(undoable, drawing.state.names)}
 
 
 def log(drawing: Drawing) -> dict[str, Any]:
     """The GM's log: its latest page on a load; the entries a change added or changed, and the page's end."""
     url = reverse("campaign_log", args=[drawing.campaign.pk])
-    events = drawing.campaign.events.all()
     # Entries name characters as they are called now: a rename words every entry again.
     full = drawing.touch.roster or drawing.touch.campaign
-    return entries_context(drawing, events, LOG_LENGTH, url, "log-more", drawing.names, full=full)
+    page = drawing.state.log_page
+    return entries_context(drawing, page, LOG_LENGTH, url, "log-more", drawing.state.names, full=full)
 
 
 def sheet_log_entries(drawing: Drawing) -> dict[str, Any]:
@@ -240,18 +235,19 @@ def sheet_log_entries(drawing: Drawing) -> dict[str, Any]:
     character = drawing.sheet
     if character is None:
         return {"log": [], "log_more": None, "more_id": "sheet-log-more", "whole": True}
-    events = drawing.campaign.events.filter(characters__contains=[character.pk])
+    about = drawing.campaign.events.filter(characters__contains=[character.pk]).order_by("-id")
+    page = list(about.values_list("pk", flat=True)[:SHEET_LOG_LENGTH])
     url = reverse("character_log", args=[drawing.campaign.pk, character.pk])
     names = {character.pk: character.name}
     # Who may be named can change with the roster (a healer hidden): then every entry is worded again.
     full = drawing.touch.roster or drawing.touch.campaign
-    context = entries_context(drawing, events, SHEET_LOG_LENGTH, url, "sheet-log-more", names, character.pk, full)
+    context = entries_context(drawing, page, SHEET_LOG_LENGTH, url, "sheet-log-more", names, character.pk, full)
     return {**context, "empty": _("Nada todavía.")}
 
 
 def entries_context(
     drawing: Drawing,
-    events: QuerySet[Event],
+    page: list[int],
     length: int,
     url: str,
     more_id: str,
@@ -259,12 +255,12 @@ def entries_context(
     only: int | None = None,
     full: bool = False,
 ) -> dict[str, Any]:
-    """A log's latest page (`length` entries) and where the page before it starts ("Sucesos anteriores"): on a load
-    every entry of it; for a change only the entries it added or changed (screen.js puts them in order)."""
-    newest = events.order_by("-id")
-    page = list(newest.values_list("pk", flat=True)[:length])
+    """A log's latest page (the ids of its `length` newest entries) and where the page before it starts ("Sucesos
+    anteriores"): on a load every entry of it; for a change only the entries it added or changed (screen.js puts them
+    in order)."""
     chosen = page if full or drawing.touch.everything else list(drawing.touch.entries)
-    entries = entries_for(newest.filter(pk__in=chosen), names, only, drawing.kept)
+    events = [event for event in drawing.state.entries(chosen) if only is None or only in event.characters]
+    entries = entries_for(events, names, only, drawing.kept)
     older = page[-1] if len(page) == length else None
     log_more = None if older is None else f"{url}?before={older}"
     return {"log": entries, "log_more": log_more, "more_id": more_id, "whole": chosen is page}
@@ -272,14 +268,16 @@ def entries_context(
 
 def my_checks(drawing: Drawing) -> dict[str, Any]:
     """The checks a player's characters owe, on their page."""
-    own = [character.pk for character in drawing.seen]
-    return {"my_checks": pending_lines(drawing.campaign, own), "where": "page"}
+    return {"my_checks": drawing.state.pending_lines(c.pk for c in drawing.seen), "where": "page"}
+
+
+def companions(drawing: Drawing) -> list[Character]:
+    return drawing.state.roster.companions_of(drawing.audience)
 
 
 def party(drawing: Drawing) -> dict[str, Any]:
     """A player's companions, each as the party view shows it (`campaign` is fresh: its party view decides)."""
-    found = cards_for(drawing.campaign, companions_seen_by(drawing.audience).select_related("player"))
-    views = [(card, seen_as(card.character, drawing.campaign)) for card in found]
+    views = [(card, seen_as(card.character, drawing.campaign)) for card in drawing.state.cards_of(companions(drawing))]
     return {
         "companions": [
             companion(card.character, card.health, view, card.band) for card, view in views if view != PartyView.HIDDEN
@@ -291,7 +289,7 @@ def party_touched(drawing: Drawing) -> bool:
     touch = drawing.touch
     if touch.everything or touch.roster or touch.campaign or touch.clock:
         return True
-    return companions_seen_by(drawing.audience).filter(pk__in=touch.characters).exists()
+    return any(character.pk in touch.characters for character in companions(drawing))
 
 
 def sheet(drawing: Drawing) -> dict[str, Any]:
@@ -300,15 +298,14 @@ def sheet(drawing: Drawing) -> dict[str, Any]:
     character = drawing.sheet
     if character is None:
         # Named only to whom it was theirs to see: the GM, or its player (a character handed to another is not).
-        gone = sheets_of(drawing.audience).filter(pk=drawing.view.character or 0).first()
-        return {"gone": gone, "unseen": True}
-    [card] = cards_for(drawing.campaign, [character])
+        return {"gone": drawing.state.roster.sheet(drawing.audience, drawing.view.character), "unseen": True}
+    card = drawing.state.cards[character.pk]
     return {
         "card": card,
         "health": card.health,
         "character": character,
         "timeline": timeline_for(drawing.campaign, character),
-        "my_checks": pending_lines(drawing.campaign, [character.pk]),
+        "my_checks": drawing.state.pending_lines([character.pk]),
         "where": "sheet",
         "is_gm": drawing.audience.is_gm,
     }
@@ -322,13 +319,7 @@ def sheet_touched(drawing: Drawing) -> bool:
 def my_checks_touched(drawing: Drawing) -> bool:
     """A player's checks: when a call about their characters changed, or the state a pending one's formula says."""
     own = [character.pk for character in drawing.seen if drawing.touch.character(character.pk)]
-    return drawing.touch.roster or bool(own) and (drawing.touch.calls or owes_check(drawing, own))
-
-
-def owes_check(drawing: Drawing, characters: list[int]) -> bool:
-    """Whether any of these characters owes a called check: its formula says the penalties of their state now."""
-    pending = CalledCheck.objects.filter(campaign=drawing.campaign, status=CallStatus.PENDING)
-    return bool(characters) and pending.filter(character_id__in=characters).exists()
+    return drawing.touch.roster or bool(own) and (drawing.touch.calls or drawing.state.owes_check(own))
 
 
 def always(drawing: Drawing) -> bool:
@@ -369,7 +360,7 @@ SCREENS: dict[Screen, list[Region]] = {
             "components/called_checks.html",
             calls,
             lambda d: (
-                d.touch.calls or d.touch.roster or owes_check(d, [c.pk for c in d.seen if d.touch.character(c.pk)])
+                d.touch.calls or d.touch.roster or d.state.owes_check(c.pk for c in d.seen if d.touch.character(c.pk))
             ),
             tag="section",
             attrs={"class": "calls", "aria-labelledby": "calls-title"},
@@ -435,7 +426,8 @@ def draw_region(
     region = REGIONS[name]
     if region.per_card:
         assert card is not None
-        return element(drawing, region, {"card": card}, f"{name}-{card.character.pk}")
+        context = {"card": card, "invitation": drawing.invitation(card)}
+        return element(drawing, region, context, f"{name}-{card.character.pk}")
     return element(drawing, region, region.draw(drawing) if given is None else given)
 
 
@@ -476,8 +468,11 @@ def page_context(drawing: Drawing) -> dict[str, Any]:
     return context
 
 
-def gm_drawing(campaign: Campaign, request: HttpRequest | None, touch: Touch = EVERYTHING) -> Drawing:
-    return Drawing(campaign, View(table_of(campaign), Screen.TABLE), site_of(request), request, touch)
+def gm_drawing(
+    campaign: Campaign, request: HttpRequest | None, touch: Touch = EVERYTHING, state: Snapshot | None = None
+) -> Drawing:
+    state = Snapshot(campaign) if state is None else state
+    return Drawing(state, View(table_of(campaign), Screen.TABLE), site_of(request), request, touch)
 
 
 def site_of(request: HttpRequest | None) -> str:

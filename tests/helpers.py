@@ -249,11 +249,12 @@ def streamed(
 ) -> str | None:
     """What the live stream sends one screen of an audience (its page, or with `sheet` that character's sheet): the
     whole screen without an event, else what the event touched; None when the audience may no longer watch."""
-    from play.live import Seen, draw
-    from play.screens import EVERYTHING, touch_of, view_of
+    from play.live import Seen, draw_change
+    from play.screens import view_of
+    from rules.notify import Change
 
-    touch = EVERYTHING if event is None else touch_of(event)
-    return draw(Seen(view_of(audience, sheet), site, language), touch)
+    seen = Seen(view_of(audience, sheet), site, language)
+    return draw_change(Change(audience.campaign_id, None, None if event is None else event.pk), {seen})[seen]
 
 
 def chromium_path() -> str:

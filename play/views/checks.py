@@ -15,10 +15,11 @@ from django_htmx.http import reswap, retarget
 from campaigns import access
 from campaigns.models import Campaign
 from play.answers import HtmxHttpRequest, answers_in_place, in_place, part, render_changes, touched_by
-from play.checks import CheckLine, open_calls, pending_lines, with_penalties
+from play.checks import CheckLine, with_penalties
 from play.forms.checks import CheckAnswerForm, CheckCancelForm
 from play.log import outcome_lines
 from play.screens import Drawing, site_of, view_of
+from play.snapshot import Snapshot
 from rules import actions
 from rules.models import CalledCheck
 
@@ -30,7 +31,8 @@ def answer_check(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     server's roll. Only the checks of characters this user sees, and only while they wait."""
     campaign = access.campaign_for_user(request.user, campaign_id)
     audience = access.audience_of(request.user, campaign)
-    checks = CalledCheck.objects.filter(campaign=campaign, character__in=access.characters_seen_by(audience))
+    seen = [character.pk for character in access.roster_of(campaign).seen_by(audience)]
+    checks = CalledCheck.objects.filter(campaign=campaign, character_id__in=seen)
     form = CheckAnswerForm(request.POST, checks=checks.select_related("character", "disease"))
     where = request.POST.get("where", "page")
     where = where if where in ("page", "sheet", "table") and (where != "table" or audience.is_gm) else "page"
@@ -69,9 +71,9 @@ def checked(
     campaign.refresh_from_db()
     sheet = outcome.characters[0].pk if where == "sheet" and outcome.characters else None
     view = view_of(audience, sheet)
-    drawing = Drawing(campaign, view, site_of(request), request, touched_by(outcome))
+    drawing = Drawing(Snapshot(campaign), view, site_of(request), request, touched_by(outcome))
     # The keyboard goes to the next check still owed on this screen, else to what the die did.
-    owed = pending_lines(campaign, [sheet] if sheet is not None else [c.pk for c in drawing.seen])
+    owed = drawing.state.pending_lines([sheet] if sheet is not None else [c.pk for c in drawing.seen])
     focus = f"die-{where}-{owed[0].pk}" if owed else "check-said"
     return in_place(drawing, [part("check-said", said)], focus)
 
@@ -80,12 +82,13 @@ def owed_checks(
     request: HtmxHttpRequest, campaign: Campaign, audience: access.Audience, where: str, said: str, status: int = 200
 ) -> HttpResponse:
     """The checks still owed where the answer came from: the player's page list, or the GM's calls."""
+    state = Snapshot(campaign)
     if where == "table":
-        context = {"campaign": campaign, "calls": open_calls(campaign), "said": said}
+        context = {"campaign": campaign, "calls": state.calls, "said": said}
         response = render(request, "components/called_checks.html", context, status=status)
         return reswap(retarget(response, "#calls"), "innerHTML")
-    own = [character.pk for character in access.characters_seen_by(audience)]
-    context = {"campaign": campaign, "my_checks": pending_lines(campaign, own), "where": "page", "said": said}
+    owed = state.pending_lines(character.pk for character in state.roster.seen_by(audience))
+    context = {"campaign": campaign, "my_checks": owed, "where": "page", "said": said}
     if where == "sheet":
         context["where"] = "sheet"
         response = render(request, "components/my_checks.html", context, status=status)
@@ -99,11 +102,12 @@ def checks_with_reasons_page(
 ) -> HttpResponse:
     """Without htmx, a refused die or cancellation: its reasons and the checks still waiting; nothing done (400)."""
     context = {"campaign": campaign, "form": form, "title": _("Tiradas pedidas"), "said": " ".join(errors)}
+    state = Snapshot(campaign)
     if audience.is_gm:
-        context.update(template="components/called_checks.html", calls=open_calls(campaign))
+        context.update(template="components/called_checks.html", calls=state.calls)
     else:
-        own = [character.pk for character in access.characters_seen_by(audience)]
-        context.update(template="components/my_checks.html", my_checks=pending_lines(campaign, own), where="page")
+        owed = state.pending_lines(character.pk for character in state.roster.seen_by(audience))
+        context.update(template="components/my_checks.html", my_checks=owed, where="page")
     return render(request, "action_page.html", context, status=400)
 
 

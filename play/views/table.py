@@ -44,6 +44,7 @@ from play.screens import (
     site_of,
     view_of,
 )
+from play.snapshot import Snapshot
 from rules import actions
 
 type Initial = dict[str, str | list[str]]
@@ -59,7 +60,7 @@ def stream_url(campaign: Campaign, view: View) -> str:
 
 def screen_page(request: HtmxHttpRequest, template: str, campaign: Campaign, view: View) -> HttpResponse:
     """A screen as a fresh load draws it: every region of it (play.screens), and its live stream's address."""
-    drawing = Drawing(campaign, view, site_of(request), request)
+    drawing = Drawing(Snapshot(campaign), view, site_of(request), request)
     return render(request, template, {**page_context(drawing), "stream_url": stream_url(campaign, view)})
 
 
@@ -106,7 +107,7 @@ def character_log(request: HtmxHttpRequest, campaign_id: int, character_id: int)
     character = access.character_for_user(request.user, campaign_id, character_id)
     before = page_before(request)
     url = reverse("character_log", args=[campaign_id, character.pk])
-    unseen = access.kept_from(access.audience_of(request.user, character.campaign))
+    unseen = access.roster_of(character.campaign).kept_from(access.audience_of(request.user, character.campaign))
     page = log_page(sheet_log(character.campaign, character, before, unseen), SHEET_LOG_LENGTH, url)
     return render(request, "components/log.html", {**page, "older": True})
 

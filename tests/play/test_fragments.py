@@ -230,9 +230,10 @@ def add_characters(world: World, first: int, last: int) -> None:
 
 # A quick damage from the table, answered in place: the session, the user, the campaign; the form's characters (its
 # choices, the dead, the dice) and its choice checked; the action (the lock, the characters, wounds and illnesses it
-# changes, its writes, the event, the NOTIFY, in a savepoint); the answer's regions (the card: its character, calls,
-# links, wounds, illnesses; the undo button's event; the names; the log's page and its new entry).
-DAMAGE_QUERIES = 25
+# changes, its writes, the event, the NOTIFY, in a savepoint); the answer's regions, from the campaign's rows
+# (play.snapshot: the characters, the checks still waiting, the wounds, the illnesses, the log's page; the event the
+# action logged is at hand: it is the log's new entry and what the undo button names).
+DAMAGE_QUERIES = 21
 
 
 def damage_queries(world: World, django_assert_max_num_queries) -> int:
@@ -252,9 +253,14 @@ def test_a_quick_damage_costs_the_same_queries_with_4_or_40_characters(world: Wo
     assert damage_queries(world, django_assert_max_num_queries) == few <= DAMAGE_QUERIES
 
 
+# The table: the session, the user and the campaign; the characters, the checks called and still waiting (play.checks),
+# the invitation links, the wounds, the illnesses; the undo button's event; the log's page and its entries.
+TABLE_QUERIES = 11
+
+
 def table_queries(world: World, django_assert_max_num_queries) -> int:
     client = client_for(world.gm_a)
-    with django_assert_max_num_queries(12) as queries:
+    with django_assert_max_num_queries(TABLE_QUERIES) as queries:
         page(client, world)
     return len(queries)
 
@@ -264,32 +270,30 @@ def test_the_table_costs_the_same_queries_with_4_or_40_characters(world: World, 
     add_characters(world, 0, 4)
     few = table_queries(world, django_assert_max_num_queries)
     add_characters(world, 4, 40)
-    # 12: the session, the user and the campaign; the characters, the checks called and still waiting (play.checks),
-    # the invitation links, the wounds, the illnesses; the undo button's event; the names, the log's page and its
-    # entries.
-    assert table_queries(world, django_assert_max_num_queries) == few <= 12
+    assert table_queries(world, django_assert_max_num_queries) == few <= TABLE_QUERIES
 
 
-# What a change costs the live fan-out, per view: the campaign's row and the event are read once per change for every
-# view (play.live.touch_for); then a GM's table: the damaged card (its character, calls, links, wounds, illnesses), the
-# undo button's event, the names, the log's page and its new entry; a player's page: its access (a member, playing a
-# character here) and the player's own damaged card.
-GM_VIEW_QUERIES = 9
-PLAYER_VIEW_QUERIES = 7
+# What a change costs the live fan-out: the event and the campaign's row, then the rows every view draws from, read
+# once for all of them (play.snapshot): the characters, the players who are members, the checks still waiting, the
+# wounds, the illnesses, the undo button's event, the log's page and its new entry. The GM's table alone needs all but
+# the members; a player's page or a second one adds nothing.
+FAN_OUT_QUERIES = 10
 
 
 @pytest.mark.django_db(transaction=True)  # a drawing gives its connection back, as on the hub's worker thread
-def test_a_change_costs_each_view_the_same_queries_with_4_or_40_characters(world: World, django_assert_max_num_queries):
-    from play.live import Seen, draw
-    from play.screens import touch_of, view_of
+def test_a_change_costs_the_fan_out_the_same_queries_for_1_or_3_views_and_4_or_40_characters(
+    world: World, django_assert_max_num_queries
+):
+    from play.live import Seen, draw_change
+    from play.screens import view_of
+    from rules.notify import Change
 
-    def costs(user, bound: int) -> int:
+    def costs(*users) -> int:
         event = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=1), by=world.gm_a).event
-        campaign = type(world.campaign_a).objects.get(pk=world.campaign_a.pk)
-        touch = touch_of(event)
-        seen = Seen(view_of(access.audience_of(user, campaign)), "http://mesa", "es")
-        with django_assert_max_num_queries(bound) as queries:
-            assert draw(seen, touch, campaign)
+        views = {Seen(view_of(access.audience_of(user, world.campaign_a)), "http://mesa", "es") for user in users}
+        with django_assert_max_num_queries(FAN_OUT_QUERIES) as queries:
+            drawn = draw_change(Change(world.campaign_a.pk, None, event.pk), views)
+        assert all(drawn[seen] for seen in views if seen.view.audience.user_id != world.player_a2.pk)
         return len(queries)
 
     def crowd(size: int) -> None:  # no builtin disease: a transactional test's database has none after a flush
@@ -298,6 +302,7 @@ def test_a_change_costs_each_view_the_same_queries_with_4_or_40_characters(world
             actions.apply_damage(world.campaign_a, [extra], Gas(turns=2), by=world.gm_a)
 
     crowd(4)
-    few = costs(world.gm_a, GM_VIEW_QUERIES), costs(world.player_a, PLAYER_VIEW_QUERIES)
+    alone = costs(world.gm_a)
+    assert costs(world.gm_a, world.player_a) == alone + 1 == FAN_OUT_QUERIES  # the members
     crowd(36)
-    assert (costs(world.gm_a, GM_VIEW_QUERIES), costs(world.player_a, PLAYER_VIEW_QUERIES)) == few
+    assert costs(world.gm_a, world.player_a, world.player_a2) == FAN_OUT_QUERIES

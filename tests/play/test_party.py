@@ -161,12 +161,14 @@ def test_a_campaign_edit_changes_the_companions_in_the_players_streams(world: Wo
 def test_removed_characters_and_the_gm_have_no_companions(party: Party):
     world = party.world
     actions.remove_character(world.campaign_a, party.borin, by=world.gm_a)
-    seen = access.companions_seen_by(access.audience_of(world.player_a, world.campaign_a))
-    assert list(seen) == [party.tomas]
-    assert not access.companions_seen_by(access.audience_of(world.gm_a, world.campaign_a)).exists()
+    roster = access.roster_of(world.campaign_a)
+    assert roster.companions_of(access.audience_of(world.player_a, world.campaign_a)) == [party.tomas]
+    assert not roster.companions_of(access.audience_of(world.gm_a, world.campaign_a))
     # A member who plays no character here any more sees no companions (nor may they watch the stream).
     actions.edit_character(world.campaign_a, party.aldara, actions.Sheet("Aldara", 8), by=world.gm_a)
-    assert not access.companions_seen_by(access.audience_of(world.player_a, world.campaign_a)).exists()
+    roster = access.roster_of(world.campaign_a)
+    assert not roster.companions_of(access.audience_of(world.player_a, world.campaign_a))
+    assert not roster.still_sees(access.audience_of(world.player_a, world.campaign_a))
     assert "Tomás" not in page_of(world.player_a, world.campaign_a)
 
 

@@ -1,0 +1,100 @@
+"""A campaign as it stands at one version, read once for every screen drawn from it.
+
+One change is drawn for the GM's table, each player's page and every open sheet: each asks what it shows of the same
+rows (play.screens). A snapshot reads each kind of row the first time a drawing asks, and never again: the roster,
+every card, the pending checks, the log's latest page. What each audience may see of them is campaigns.access's
+business (its Roster); what a card shows is play.cards'.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from campaigns.access import Roster, roster_of
+from campaigns.models import Campaign, Event, Invitation
+from characters.models import Character
+from play.cards import Card, cards_for
+from play.checks import CallGroup, CheckLine, open_calls, with_penalties
+from play.log_pages import LOG_LENGTH
+from rules import engine, queries
+from rules.events import EventKind
+from rules.models import CalledCheck
+
+
+@dataclass
+class Snapshot:
+    campaign: Campaign  # fresh: its version marks every region drawn from the snapshot
+    events: dict[int, Event] = field(default_factory=dict)  # log entries read so far, by id
+
+    def knowing(self, event: Event | None) -> Snapshot:
+        """This snapshot with the event an action just logged at hand: the log's new entry and, unless it is an undo
+        (never undone itself), the event an undo would undo now — no query for either."""
+        if event is not None:
+            self.events[event.pk] = event
+            if event.action != EventKind.UNDO:
+                self.__dict__["undoable"] = event  # what the cached property would find: the newest event
+        return self
+
+    @cached_property
+    def roster(self) -> Roster:
+        return roster_of(self.campaign)
+
+    @cached_property
+    def cards(self) -> dict[int, Card]:
+        """Every character's card, by its id (a removed one's too: a check it owes still waits): two queries."""
+        return {card.character.pk: card for card in cards_for(self.campaign, self.roster.characters)}
+
+    def cards_of(self, characters: Iterable[Character]) -> list[Card]:
+        return [self.cards[character.pk] for character in characters]
+
+    def health(self, pk: int) -> engine.Health:
+        return self.cards[pk].health
+
+    @cached_property
+    def invitations(self) -> dict[int, Invitation]:
+        """The pending invitation link of each character that has one (the GM's table only shows them)."""
+        links = Invitation.objects.pending().filter(character__campaign=self.campaign).order_by("id")
+        return {link.character_id: link for link in links}
+
+    @cached_property
+    def pending(self) -> list[CalledCheck]:
+        """The checks still waiting for a die, oldest first."""
+        return queries.pending_checks(self.campaign)
+
+    def owes_check(self, characters: Iterable[int]) -> bool:
+        owing = set(characters)
+        return any(row.character_id in owing for row in self.pending)
+
+    def pending_lines(self, characters: Iterable[int]) -> list[CheckLine]:
+        """The checks these characters owe, each with the penalties its character's state puts on it now."""
+        owing = set(characters)
+        lines = [CheckLine(row) for row in self.pending if row.character_id in owing]
+        return with_penalties(self.campaign, lines, self.health)
+
+    @cached_property
+    def calls(self) -> list[CallGroup]:
+        return open_calls(self.campaign, self.health)
+
+    @cached_property
+    def names(self) -> dict[int, str]:
+        """Every character's name, those removed from the campaign too: the log keeps telling their story."""
+        return {character.pk: character.name for character in self.roster.characters}
+
+    @cached_property
+    def undoable(self) -> Event | None:
+        return queries.latest_undoable(self.campaign)
+
+    @cached_property
+    def log_page(self) -> list[int]:
+        """The ids of the GM's log's latest page, newest first."""
+        return list(self.campaign.events.order_by("-id").values_list("pk", flat=True)[:LOG_LENGTH])
+
+    def entries(self, ids: Iterable[int]) -> list[Event]:
+        """These events, newest first, each read once whoever asks."""
+        wanted = sorted(set(ids), reverse=True)
+        missing = [pk for pk in wanted if pk not in self.events]
+        if missing:
+            self.events.update((event.pk, event) for event in self.campaign.events.filter(pk__in=missing))
+        return [self.events[pk] for pk in wanted if pk in self.events]
