@@ -8,4 +8,4 @@ RUN uv sync --frozen --no-dev --no-install-project
 COPY . .
 RUN DEBUG=0 SECRET_KEY=build-only python manage.py collectstatic --no-input
 EXPOSE 8000
-CMD ["uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--timeout-graceful-shutdown", "5"]
+CMD ["uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--no-proxy-headers", "--timeout-graceful-shutdown", "5"]

@@ -10,7 +10,7 @@ from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 from psycopg_pool import ConnectionPool
 
-from config.env import env_bool, env_list
+from config.env import env_bool, env_list, env_networks
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -33,6 +33,8 @@ DEMO = env_bool("DEMO", DEBUG)
 # What one account may make or hold at once (README "Limits"). Reaching a cap is refused with a message that says so.
 CAMPAIGNS_PER_USER = int(os.environ.get("CAMPAIGNS_PER_USER", "20"))
 CHARACTERS_PER_CAMPAIGN = int(os.environ.get("CHARACTERS_PER_CAMPAIGN", "60"))
+# The reverse proxies whose X-Forwarded-For is believed: addresses or networks, comma-separated (config.client_address).
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
 STREAMS_PER_USER = int(os.environ.get("STREAMS_PER_USER", "12"))
 
 INSTALLED_APPS = [
@@ -53,6 +55,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # first: the client's address, which everything after it counts by (the socket's unless TRUSTED_PROXIES)
+    "config.client_address.ClientAddressMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.outage.OutageMiddleware",
     "servestatic.middleware.ServeStaticMiddleware",
@@ -124,7 +128,9 @@ AUTH_PASSWORD_VALIDATORS = [
 # LOGIN_ADDRESS_FAILURE_LIMIT from one client address (a table of players may share one), that account or address is
 # refused for LOGIN_COOLOFF_MINUTES (a right password included; play.throttle). An admin unlocks
 # at once by deleting the "Access attempts" in /admin/ or with `manage.py axes_reset_username NAME`. The client address
-# is REMOTE_ADDR: behind a proxy, make the proxy pass the real one (uvicorn --proxy-headers --forwarded-allow-ips).
+# is the socket's, unless TRUSTED_PROXIES names the proxies in front of the site (config.client_address): then the
+# right-most address of their X-Forwarded-For that is not one of them. uvicorn itself believes no such header
+# (--no-proxy-headers).
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "8"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))

@@ -78,6 +78,8 @@ def run() -> int:
             "--port",
             port,
             "--no-access-log",
+            # the client's address is the socket's: no header sets it (TRUSTED_PROXIES: config.client_address)
+            "--no-proxy-headers",
             # WEB_CONCURRENCY processes (as in Docker): each holds a share of the live screens, so the fan-out of a
             # change to many screens is split between them and does not all queue behind the GM's own answer
             "--workers",

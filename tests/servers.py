@@ -48,6 +48,7 @@ def asgi_server(**settings_env: str):
             "--port",
             str(port),
             "--no-access-log",
+            "--no-proxy-headers",  # as make run and Docker serve
             "--log-level",
             "warning",
             "--timeout-graceful-shutdown",

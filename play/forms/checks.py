@@ -46,7 +46,7 @@ class CheckAnswerForm(ActionForm[Actor, actions.Outcome], forms.Form):
         field = self.fields["check"]
         assert isinstance(field, RowChoiceField)
         field.queryset = checks.filter(status=CallStatus.PENDING)
-        if self.data.get("server"):
+        if self["server"].data:  # read as the field reads it: "false", "False" and "" are no
             del self.fields["die"]  # the button says the server rolls: a half-typed die does not count
 
     def clean(self) -> dict[str, Any]:

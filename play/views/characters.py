@@ -5,11 +5,12 @@ play.views.table.invite.)"""
 from django.contrib import messages
 from django.forms.models import model_to_dict
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from campaigns.access import campaign_for_gm, character_for_gm
+from characters.models import Character
 from play.forms.characters import CharacterForm
 from play.forms.fields import posted
 from rules import actions
@@ -47,13 +48,20 @@ def character_edit(request: HttpRequest, campaign_id: int, character_id: int) ->
 
 @require_http_methods(["GET", "POST"])
 def character_delete(request: HttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
-    character = character_for_gm(request.user, campaign_id, character_id)
     if request.method == "POST":
-        actions.remove_character(character.campaign, character, by=request.user)
+        # Found even when removed already (a second tab, a double click): said, not a 404
+        campaign = campaign_for_gm(request.user, campaign_id)
+        character = get_object_or_404(Character.everyone, campaign=campaign, pk=character_id)
+        try:
+            actions.remove_character(campaign, character, by=request.user)
+        except actions.ActionError:  # removed meanwhile (a second tab, a double click, an undo raced): said, no 500
+            messages.info(request, _("«%(name)s» ya no está en la campaña.") % {"name": character.name})
+            return redirect("campaign", campaign_id)
         messages.success(
             request,
             _("«%(name)s» ha salido de la campaña. «Deshacer» en el registro lo trae de vuelta.")
             % {"name": character.name},
         )
         return redirect("campaign", campaign_id)
+    character = character_for_gm(request.user, campaign_id, character_id)
     return render(request, "character_confirm_delete.html", {"campaign": character.campaign, "character": character})

@@ -6,7 +6,7 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack
 from rules.models import Wound
-from tests.helpers import World, client_for
+from tests.helpers import World, client_for, run_at_once
 
 VALID = {"name": "Eira", "constitution": "9", "jump": "3", "heal_wounds": "1", "weight_kg": "60", "notes": ""}
 
@@ -145,3 +145,32 @@ def test_gm_creates_a_campaign(world: World):
     response = client_for(world.outsider).post(reverse("campaign_create"), {"name": "Nueva"})
     campaign = Campaign.objects.get(name="Nueva")
     assert response.status_code == 302 and campaign.gm == world.outsider
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_same_removal_four_times_at_once_removes_once_and_answers_each(world: World):
+    url = character_url(world, "character_delete")
+    statuses: list[int] = []
+    clients = [client_for(world.gm_a) for _ in range(4)]
+    errors = run_at_once([lambda client=client: statuses.append(client.post(url).status_code) for client in clients])
+    assert not errors and statuses == [302] * 4
+    assert Event.objects.filter(campaign=world.campaign_a, action="character_removed").count() == 1
+    assert Character.everyone.get(pk=world.char_a1.pk).removed
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_removal_raced_against_the_undo_of_the_characters_creation_answers_both(world: World):
+    added = actions.add_character(world.campaign_a, actions.Sheet("Eira", 9), by=world.gm_a)
+    created, creation = added.characters[0], added.event
+    url = reverse("character_delete", kwargs={"campaign_id": world.campaign_a.pk, "character_id": created.pk})
+    undo = reverse("undo", kwargs={"campaign_id": world.campaign_a.pk})
+    statuses: list[int] = []
+    gm, other = client_for(world.gm_a), client_for(world.gm_a)
+    errors = run_at_once(
+        [
+            lambda: statuses.append(gm.post(url).status_code),
+            lambda: statuses.append(other.post(undo, {"event": creation.pk}).status_code),
+        ]
+    )
+    assert not errors and all(status < 500 for status in statuses), statuses
+    assert Character.everyone.get(pk=created.pk).removed  # removed by one or the other, or both in turn

@@ -104,6 +104,20 @@ def test_the_server_rolls_when_asked_even_over_a_half_typed_die(world: World):
     assert CalledCheck.objects.get(pk=checks["Aldara"].pk).closed.details["call"]["typed"] is False
 
 
+@pytest.mark.parametrize("server", ["false", "False", "FALSE", ""])  # as a checkbox reads them (Django)
+def test_a_server_field_that_says_no_asks_for_the_die(world: World, server: str):
+    checks = call(world)
+    before = snapshot()
+    for die in ("", "7"):  # no die: the message beside it; a die: the player's own roll
+        response = answer(world.player_a, world, checks["Aldara"], die=die, server=server)
+        if not die:
+            assert response.status_code == 422 and "Escribe el dado" in response.content.decode()
+            assert snapshot() == before
+        else:
+            assert response.status_code == 200
+            assert CalledCheck.objects.get(pk=checks["Aldara"].pk).closed.details["call"]["typed"] is True
+
+
 def test_the_gm_answers_from_the_table_and_cancels(world: World):
     checks = call(world)
     url = reverse("answer_check", args=[world.campaign_a.pk])
