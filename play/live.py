@@ -20,19 +20,24 @@ from collections import defaultdict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from importlib import import_module
 
 import psycopg
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.signals import user_logged_out
 from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
+from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.urls import get_script_prefix, set_script_prefix
 from django.utils import timezone, translation
+from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
@@ -49,6 +54,7 @@ HEARTBEAT_SECONDS = 15.0
 RESYNC = "resync"  # put in queues after the listener reconnects: notifications may have been missed
 GONE = "gone"  # the campaign is gone, or this audience may no longer watch it: its streams end
 SESSION = "session"  # the session behind the stream ended: its stream ends
+SESSION_RECHECK_SECONDS = 2.0  # an account changed: a session found invalid is asked again this much later
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,7 @@ class Watcher:
     tab: str  # the browser tab (notify.acting_tab): a change it made reached it in its answer
     session: str  # a digest of its session key (session_digest): a logout elsewhere ends the stream
     expires: datetime | None = None  # when its session expires: the stream ends then
+    key: str = ""  # its session key, kept in this process only: whether the session is still valid (session_valid)
     queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
     dropped: bool = False
 
@@ -122,6 +129,29 @@ def draw_state(seen: Seen) -> str | None:
         connections["default"].close()
 
 
+def watcher_of(watcher: Watcher, user_id: int) -> bool:
+    return watcher.seen.view.audience.user_id == user_id
+
+
+def invalid_sessions(user_id: int, keys: set[str]) -> set[str]:
+    """Which of these sessions of a user no longer sign them in: gone or expired, or signed with a password hash that
+    is no longer the user's, or the user is inactive or gone (as Django's own get_user would find at a reload)."""
+    try:
+        user = get_user_model().objects.filter(pk=user_id, is_active=True).first()
+        if user is None:
+            return keys
+        store = import_module(settings.SESSION_ENGINE).SessionStore
+        invalid = set()
+        for key in keys:
+            data = store(session_key=key).load()
+            hashed = constant_time_compare(data.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash())
+            if data.get(SESSION_KEY) != str(user_id) or not hashed:
+                invalid.add(key)
+        return invalid
+    finally:
+        connections["default"].close()
+
+
 def campaign_version(campaign_id: int) -> int | None:
     try:
         return Campaign.objects.values_list("version", flat=True).get(pk=campaign_id)
@@ -145,6 +175,7 @@ class Hub:
         # Set while the LISTEN connection listens: a stream draws its first screen only then, so that no change can
         # commit between that drawing and the first notification this process hears.
         self.listening = False
+        self.checks: set[asyncio.Task[None]] = set()  # Hub.check_sessions running (kept: a task must be referenced)
 
     async def state(self, seen: Seen) -> str | None:
         """The whole current screen for one view; None when the audience may no longer watch."""
@@ -232,6 +263,12 @@ class Hub:
                 self.deliver(watcher, text)
 
     async def dispatch(self, payload: str) -> None:
+        user_id = notify.changed_user(payload)
+        if user_id is not None:
+            task = asyncio.create_task(self.check_sessions(user_id))  # not awaited: the listener goes on
+            self.checks.add(task)
+            task.add_done_callback(self.checks.discard)
+            return
         ended = notify.ended_session(payload)
         if ended is not None:
             for everyone in list(self.watchers.values()):
@@ -255,6 +292,21 @@ class Hub:
                 self.deliver(watcher, GONE)
             elif text:
                 self.deliver(watcher, text)
+
+    async def check_sessions(self, user_id: int) -> None:
+        """An account changed: end the streams of its sessions that are no longer valid (a password changed elsewhere,
+        the account made inactive or deleted). Asked twice, a moment apart, before a stream ends: the session that
+        changed its own password is given its new hash right after the change is saved."""
+        mine = [watcher for watching in self.watchers.values() for watcher in watching if watcher_of(watcher, user_id)]
+        for wait in (0.0, SESSION_RECHECK_SECONDS):
+            await asyncio.sleep(wait)
+            keys = {watcher.key for watcher in mine}
+            invalid = await sync_to_async(invalid_sessions, thread_sensitive=False)(user_id, keys)
+            mine = [watcher for watcher in mine if watcher.key in invalid]
+            if not mine:
+                return
+        for watcher in mine:
+            self.deliver(watcher, SESSION)
 
     def deliver(self, watcher: Watcher, text: str) -> None:
         try:
@@ -358,13 +410,27 @@ async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpRespons
         translation.get_language() or settings.LANGUAGE_CODE,
         get_script_prefix(),
     )
-    watcher = Watcher(
-        seen, notify.tab_or_nothing(request.GET.get("tab")), session_digest(request.session.session_key), expires
-    )
+    key = request.session.session_key or ""
+    watcher = Watcher(seen, notify.tab_or_nothing(request.GET.get("tab")), session_digest(key), expires, key)
     response = StreamingHttpResponse(stream(watcher), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response
+
+
+@receiver(post_save, sender=get_user_model())
+def account_changed(
+    sender: object, instance: AbstractBaseUser, update_fields: frozenset[str] | None, **kwargs: object
+) -> None:
+    """An account saved (its password, whether it is active): its sessions that no longer sign it in lose their live
+    streams (Hub.check_sessions). A login's own save (its last_login) is not such a change."""
+    if update_fields is None or not update_fields <= {"last_login"}:
+        notify.send_user_changed(instance.pk)
+
+
+@receiver(post_delete, sender=get_user_model())
+def account_deleted(sender: object, instance: AbstractBaseUser, **kwargs: object) -> None:
+    notify.send_user_changed(instance.pk)
 
 
 @receiver(user_logged_out)

@@ -1,5 +1,6 @@
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
@@ -16,11 +17,24 @@ ADMIN_SEARCH_HEADING = gettext_noop("Search %(name)s")
 BLANK_CHOICE = gettext_noop("- Select an option -")  # Django 6's empty choice of a select
 
 
+class SiteDiseaseForm(forms.ModelForm):
+    """A shared disease as the site admin edits it: its name may not be one that is active anywhere already, told
+    apart only by case or accents ("peste" beside "Peste"): "Exponer" would offer both."""
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        name = data.get("name")
+        if name and not data.get("retired") and (clash := actions.site_name_clash(name, self.instance.pk)):
+            self.add_error("name", actions.name_clash_message(clash))
+        return data
+
+
 @admin.register(Disease)
 class DiseaseAdmin(admin.ModelAdmin):
     """The site's shared diseases, available in every campaign. A campaign's own diseases belong to its GM, who
     changes them on the campaign's diseases page (logged and undoable there): here they are read only."""
 
+    form = SiteDiseaseForm
     list_display = ["name", "category", "penalty", "pg_per_week", "campaign", "builtin", "retired"]
     list_filter = ["category", "campaign", "retired", "builtin"]
     search_fields = ["name", "campaign__name"]

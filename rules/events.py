@@ -290,6 +290,9 @@ class CharacterRemoved(Payload):
     about_one = in_play = roster = calls = True
     name: Text
     revoked: list[InvitationRef] = []
+    cancelled: list[
+        Whole
+    ] = []  # the checks it still owed, called off (their ids where it was played, as CheckCancelled)
 
 
 class InvitationCreated(Payload):

@@ -100,3 +100,22 @@ def ended_session(payload: str) -> str | None:
     except (ValueError, AttributeError):
         return None
     return digest if isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{32}", digest) else None
+
+
+# An account changed (its password, whether it is active…): the live streams of its sessions that are no longer
+# valid end, in every process. The message carries the user's id only.
+CHANGED_USER = "changed_user"
+
+
+def send_user_changed(user_id: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, json.dumps({CHANGED_USER: user_id})])
+
+
+def changed_user(payload: str) -> int | None:
+    """The user id a payload says changed, or None for any other payload."""
+    try:
+        user_id = json.loads(payload).get(CHANGED_USER)
+    except (ValueError, AttributeError):
+        return None
+    return user_id if type(user_id) is int else None

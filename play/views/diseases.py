@@ -69,8 +69,11 @@ def disease_retire(request: HttpRequest, campaign_id: int, disease_id: int) -> H
     """Retire an active disease (no one can catch it any more) or bring a retired one back."""
     campaign = campaign_for_gm(request.user, campaign_id)
     disease = get_disease_for_gm(campaign, disease_id)
+    # What the button said ("Retirar" or "Recuperar"), not the opposite of what is stored: a second click, or a
+    # second tab, is told it is done already (the action's refusal) instead of undoing the first.
+    retire = request.POST.get("retire", "0" if disease.retired else "1") == "1"
     try:
-        if disease.retired:
+        if not retire:
             actions.restore_disease(campaign, disease, by=request.user)
             messages.success(request, _("Enfermedad «%(name)s» disponible de nuevo.") % {"name": disease.name})
         else:

@@ -240,7 +240,7 @@ def expose(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
 def advance(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     form = AdvanceForm(**form_kwargs(request, campaign))
-    if request.method == "POST" and request.htmx and not form.stale() and form.is_valid() and form.previewing:
+    if request.method == "POST" and not form.stale() and form.is_valid() and form.previewing:
         return render_preview(request, campaign, form, "")
 
     def fresh_preview(error: actions.ActionError) -> HttpResponse | None:
@@ -254,10 +254,15 @@ def advance(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
 
 
 def render_preview(request: HtmxHttpRequest, campaign: Campaign, form: AdvanceForm, note: str) -> HttpResponse:
-    """What the advance will do, under the clock (#advance-preview), with "Aplicar" to commit exactly that."""
+    """What the advance will do, under the clock (#advance-preview), with "Aplicar" to commit exactly that; without
+    JavaScript, as a page of its own with the same button and a way back."""
+    title = _("Avanzar el reloj")
     preview = form.attempt(form.preview)
     if preview is None:
         context = {"campaign": campaign, "form": form, "drawing": gm_drawing(campaign, request)}
+        if not request.htmx:
+            context.update(template="components/clock_form.html", title=title)
+            return render(request, "action_page.html", context, status=400)
         response = render(request, "components/clock_form.html", context, status=422)
         return reswap(retarget(response, "#form-advance"), "outerHTML")
     context = {
@@ -267,6 +272,9 @@ def render_preview(request: HtmxHttpRequest, campaign: Campaign, form: AdvanceFo
         "in_words": preview_in_words(preview),
         "note": note,
     }
+    if not request.htmx:
+        context.update(template="components/advance_preview.html", title=title, page=True)
+        return render(request, "action_page.html", context)
     response = render(request, "components/advance_preview.html", context)
     response["X-Focus"] = "advance-preview"
     return reswap(retarget(response, "#advance-preview"), "innerHTML")

@@ -14,10 +14,12 @@ from rules.actions.diseases import (
     DiseaseSheet,
     add_disease,
     edit_disease,
+    name_clash_message,
     restore_disease,
     retire_disease,
     retire_site_diseases,
     save_site_disease,
+    site_name_clash,
 )
 from rules.actions.health import (
     advance_clock,
@@ -73,7 +75,9 @@ __all__ = [
     "retire_disease",
     "retire_site_diseases",
     "revoke_invitation",
+    "name_clash_message",
     "save_site_disease",
+    "site_name_clash",
     "treat_illness",
     "treat_wounds",
     "undo",

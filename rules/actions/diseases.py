@@ -3,11 +3,12 @@ has had is never deleted, since its episodes point at it; illnesses copy its num
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event
@@ -30,10 +31,28 @@ class DiseaseSheet:
         return cls(**{field.name: getattr(disease, field.name) for field in fields(cls)})
 
 
+def folded(name: str) -> str:
+    """A disease's name as people tell names apart: "Peste", "peste" and "PÉSTE" are one name."""
+    decomposed = unicodedata.normalize("NFKD", name.strip())
+    return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
+
+
 def name_taken(campaign: Campaign, name: str, exclude: int | None = None) -> bool:
-    """Two active diseases with one name would be ambiguous in the GM's "expose" list."""
-    found = Disease.objects.available_in(campaign).filter(name__iexact=name)
-    return (found if exclude is None else found.exclude(pk=exclude)).exists()
+    """Two active diseases with one name (folded) would be ambiguous in the GM's "expose" list: the built-in and
+    shared ones and the campaign's own."""
+    return _clash(Disease.objects.available_in(campaign), name, exclude) is not None
+
+
+def site_name_clash(name: str, exclude: int | None = None) -> Disease | None:
+    """An active disease anywhere with this name (folded), for a shared one the site admin saves: a shared disease is
+    offered in every campaign, beside each campaign's own."""
+    return _clash(Disease.objects.filter(retired=False).select_related("campaign"), name, exclude)
+
+
+def _clash(diseases: QuerySet[Disease], name: str, exclude: int | None) -> Disease | None:
+    wanted = folded(name)
+    found = diseases if exclude is None else diseases.exclude(pk=exclude)
+    return next((disease for disease in found if folded(disease.name) == wanted), None)
 
 
 def _checked(campaign: Campaign, sheet: DiseaseSheet, exclude: int | None = None, active: bool = True) -> DiseaseSheet:
@@ -152,8 +171,17 @@ def save_site_disease(disease: Disease) -> None:
     """The site admin saves a shared disease (not a campaign's own: those change only above, logged)."""
     if disease.campaign_id is not None:
         raise ActionError(_("Esa enfermedad es de una campaña: la cambia su narrador."))
+    if not disease.retired and (clash := site_name_clash(disease.name, disease.pk)) is not None:
+        raise ActionError(name_clash_message(clash), "name")
     disease.save()
     _redraw_campaigns_with([disease.pk])
+
+
+def name_clash_message(clash: Disease) -> str:
+    if clash.campaign is None:
+        return _("Ya hay una enfermedad activa con ese nombre: «%(name)s».") % {"name": clash.name}
+    message = _("Ya hay una enfermedad activa con ese nombre: «%(name)s», de la campaña «%(campaign)s».")
+    return message % {"name": clash.name, "campaign": clash.campaign.name}
 
 
 @transaction.atomic

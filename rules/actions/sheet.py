@@ -16,6 +16,7 @@ from campaigns.models import Campaign, Event, Invitation, Membership, PartyView
 from characters.models import SHEET_RANGES, Character
 from rules import engine, events, mapping
 from rules.actions.core import ActionError, Actor, Outcome, checked_name, finish, ids, load, lock_campaign, log, undoes
+from rules.models import CalledCheck, CallStatus
 
 NAME_LENGTH = 100
 NOTES_LENGTH = 5000
@@ -137,14 +138,18 @@ def edit_character(campaign: Campaign | int, character: Character | int, sheet: 
 @transaction.atomic
 def remove_character(campaign: Campaign | int, character: Character | int, *, by: Actor) -> Outcome:
     """Take a character out of the campaign. Its row, wounds, illnesses and log entries stay (the log keeps its name)
-    and an undo brings it back; its pending invitation links are cancelled."""
+    and an undo brings it back; its pending invitation links and the checks it still owes are cancelled."""
     campaign = lock_campaign(campaign)
     [loaded] = load(campaign, ids([character]))
     row = loaded.character
     revoked = _revoke_pending(row)
+    owed = CalledCheck.objects.select_for_update().filter(character=row, status=CallStatus.PENDING).order_by("id")
+    cancelled = list(owed.values_list("pk", flat=True))
     row.removed = True
     row.save(update_fields=["removed"])
-    event = log(campaign, by, events.CharacterRemoved(name=row.name, revoked=list(revoked)), [row.pk])
+    payload = events.CharacterRemoved(name=row.name, revoked=list(revoked), cancelled=cancelled)
+    event = log(campaign, by, payload, [row.pk])
+    CalledCheck.objects.filter(pk__in=cancelled).update(status=CallStatus.CANCELLED, closed=event)
     return Outcome(event, [row])
 
 
@@ -280,6 +285,8 @@ def undo_character_edited(campaign: Campaign, event: Event, payload: events.Char
 def undo_character_removed(campaign: Campaign, event: Event, payload: events.CharacterRemoved) -> None:
     Character.everyone.filter(pk__in=event.characters, campaign=campaign).update(removed=False)
     _restore_invitations(campaign, payload.revoked)
+    called_off = CalledCheck.objects.filter(campaign=campaign, pk__in=payload.cancelled, closed=event)
+    called_off.update(status=CallStatus.PENDING, closed=None)
 
 
 def _restore_invitations(campaign: Campaign, invitation_ids: list[int | None]) -> None:

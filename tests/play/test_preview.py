@@ -93,3 +93,24 @@ def test_a_forged_version_or_duration_changes_nothing(world: World):
         )
         assert response.status_code == 422
         assert snapshot() == before
+
+
+def test_without_javascript_the_preview_is_a_page_and_applying_it_commits_it(world: World):
+    """No htmx (no JavaScript): ticking "Ver antes qué pasará" shows the preview as a page, with "Aplicar" and a way
+    back; nothing is applied until "Aplicar"."""
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=10), by=world.gm_a)
+    gm = client_for(world.gm_a)
+    before = snapshot()
+    data = {"slot": "advance", "preview_first": "on", "preset": "604800", "resting": [world.char_a1.pk]}
+    response = gm.post(act_url(world, "advance"), data)
+    html = response.content.decode()
+    assert response.status_code == 200 and snapshot() == before
+    assert "¿Qué pasará?" in html and "Aldara</strong>: 70 → <strong>77</strong> / 80 PG" in html
+    assert f'<a href="/campaigns/{world.campaign_a.pk}/">Cancelar</a>' in html and "data-close-preview" not in html
+    fields: dict[str, list[str]] = {}
+    for name, value in hidden_fields(html):
+        fields.setdefault(name, []).append(value)
+    applied = gm.post(act_url(world, "advance"), fields)
+    assert applied.status_code == 302 and reload(world.char_a1).pg == 77
+    refused = gm.post(act_url(world, "advance"), {**data, "preset": "", "duration": "soon"})
+    assert refused.status_code == 400 and "errorlist" in refused.text and reload(world.char_a1).pg == 77

@@ -1,0 +1,95 @@
+"""A live stream ends with its session (issue 23): a password changed elsewhere or an account made inactive ends the
+streams of every session that no longer signs the account in, within seconds, in every process; a reconnect is told
+its session ended, as for a visitor who is not signed in. The session that changed its own password keeps its
+streams (Django gives it the new hash right after the change)."""
+
+from importlib import import_module
+
+import httpx
+import pytest
+from django.conf import settings
+from django.contrib.auth import HASH_SESSION_KEY
+from django.test import Client
+
+from rules import actions
+from rules.damage import Gas
+from tests.helpers import World, notify_listener
+from tests.play.streams import Listener, pg_text, stream_path
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def opened(server: str, world: World, user) -> Listener:
+    listener = Listener(server, stream_path(world), user)
+    listener.wait_for_region(f"card-{world.char_a1.pk}", pg_text(80, 80))
+    return listener
+
+
+def assert_session_ended(listener: Listener) -> None:
+    assert listener.ended.wait(15), "the stream is still open"
+    assert listener.received[-1] == ("end", "session"), listener.raw[-2:]
+
+
+def reconnect(server: str, world: World, listener: Listener) -> str:
+    """The same browser (its session cookie) opening the stream again."""
+    with httpx.Client(base_url=server, cookies=dict(listener.client.cookies), timeout=10) as client:
+        return client.get(stream_path(world)).text
+
+
+def test_a_password_changed_elsewhere_ends_that_accounts_streams_only(world: World, server):
+    gm, player = opened(server, world, world.gm_a), opened(server, world, world.player_a)
+    try:
+        world.gm_a.set_password("a-new-pass-phrase")
+        world.gm_a.save()  # as the admin's "change password" form does
+        assert_session_ended(gm)
+        assert reconnect(server, world, gm) == "event: end\ndata: session\n\n"
+        actions.apply_damage(world.campaign_a, [world.char_a1], Gas(turns=3), by=world.gm_a)
+        player.wait_for_region(f"card-{world.char_a1.pk}", pg_text(77, 80))  # another account's stream goes on
+        assert not player.ended.is_set()
+    finally:
+        gm.close()
+        player.close()
+
+
+def test_an_account_made_inactive_loses_its_streams(world: World, server):
+    gm, player = opened(server, world, world.gm_a), opened(server, world, world.player_a)
+    try:
+        world.player_a.is_active = False
+        world.player_a.save()
+        assert_session_ended(player)
+        assert reconnect(server, world, player) == "event: end\ndata: session\n\n"
+        assert not gm.ended.is_set()
+    finally:
+        gm.close()
+        player.close()
+
+
+def test_the_session_that_changed_its_own_password_keeps_its_stream(world: World, server):
+    mine, other = opened(server, world, world.gm_a), opened(server, world, world.gm_a)
+    try:
+        world.gm_a.set_password("a-new-pass-phrase")
+        world.gm_a.save()
+        # What django.contrib.auth.update_session_auth_hash does for the session that made the change.
+        session = import_module(settings.SESSION_ENGINE).SessionStore(mine.client.cookies["sessionid"])
+        session[HASH_SESSION_KEY] = world.gm_a.get_session_auth_hash()
+        session.save()
+        assert_session_ended(other)
+        actions.apply_damage(world.campaign_a, [world.char_a1], Gas(turns=3), by=world.gm_a)
+        mine.wait_for_region(f"card-{world.char_a1.pk}", pg_text(77, 80))
+        assert not mine.ended.is_set()
+    finally:
+        mine.close()
+        other.close()
+
+
+def test_a_login_does_not_touch_anyones_streams(world: World, server):
+    gm = opened(server, world, world.gm_a)
+    try:
+        with notify_listener() as listener:
+            Client().force_login(world.gm_a)  # a login saves the account's last_login: no account change
+            assert list(listener.notifies(timeout=1)) == []
+        actions.apply_damage(world.campaign_a, [world.char_a1], Gas(turns=3), by=world.gm_a)
+        gm.wait_for_region(f"card-{world.char_a1.pk}", pg_text(77, 80))
+        assert not gm.ended.is_set()
+    finally:
+        gm.close()
