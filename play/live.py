@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import time
 from collections import defaultdict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ RESYNC = "resync"  # put in queues after the listener reconnects: notifications 
 GONE = "gone"  # the campaign is gone, or this audience may no longer watch it: its streams end
 SESSION = "session"  # the session behind the stream ended: its stream ends
 SESSION_RECHECK_SECONDS = 2.0  # an account changed: a session found invalid is asked again this much later
+NEVER_STARTED_SECONDS = 30.0  # a stream registered whose response never began is forgotten after this
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,8 @@ class Watcher:
     key: str = ""  # its session key, kept in this process only: whether the session is still valid (session_valid)
     queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
     dropped: bool = False
+    opened: float = field(default_factory=time.monotonic)  # registered then (campaign_stream)
+    started: bool = False  # its response began (stream): until then it only holds a place
 
     @property
     def campaign_id(self) -> int:
@@ -206,10 +210,17 @@ class Hub:
         return watcher
 
     def streams_of(self, user_id: int) -> int:
-        """How many streams this process holds open for one user, over all their campaigns."""
-        return sum(
-            watcher.seen.view.audience.user_id == user_id for watching in self.watchers.values() for watcher in watching
-        )
+        """How many streams this process holds open for one user, over all their campaigns. A stream registered but
+        never started (its browser left before the first byte) is forgotten after a while: nothing else would."""
+        count = 0
+        for watcher in [watcher for watching in self.watchers.values() for watcher in watching]:
+            if not watcher_of(watcher, user_id):
+                continue
+            if not watcher.started and time.monotonic() - watcher.opened > NEVER_STARTED_SECONDS:
+                self.forget(watcher)
+                continue
+            count += 1
+        return count
 
     def forget(self, watcher: Watcher) -> None:
         watching = self.watchers.get(watcher.campaign_id)
@@ -327,7 +338,7 @@ def ending(why: str) -> str:
 
 async def stream(watcher: Watcher) -> AsyncIterator[str]:
     """One browser's stream: the whole screen first, then every change, with heartbeats."""
-    hub.watch(watcher)
+    watcher.started = True
     try:
         yield "retry: 2000\n\n"
         for _ in range(100):  # at most 5 s; the database down: the screen as it is, and a resync follows
@@ -397,10 +408,6 @@ async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpRespons
     character = int(sheet) if sheet.isascii() and sheet.isdigit() and len(sheet) < 19 else None
     if not await sync_to_async(may_watch)(campaign, audience, character):
         return ended(GONE)  # the same words for a member who plays no character here and a sheet not theirs to read
-    if hub.streams_of(audience.user_id) >= settings.STREAMS_PER_USER:
-        # Each stream holds memory and a share of every render: one account cannot hold hundreds (README "Limits").
-        message = _("Demasiadas pantallas abiertas con esta cuenta: cierra alguna pestaña y recarga esta.")
-        return HttpResponse(message, status=429, headers={"Retry-After": "30"}, content_type="text/plain")
     expires = await sync_to_async(request.session.get_expiry_date)()
     # A stream lasts as long as the browser stays; its request must not keep a pooled connection all that time.
     await sync_to_async(release_connection)()
@@ -412,6 +419,12 @@ async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpRespons
     )
     key = request.session.session_key or ""
     watcher = Watcher(seen, notify.tab_or_nothing(request.GET.get("tab")), session_digest(key), expires, key)
+    # Counted and registered in one step (no await between): 50 connects at once by one account get the cap exactly.
+    if hub.streams_of(audience.user_id) >= settings.STREAMS_PER_USER:
+        # Each stream holds memory and a share of every render: one account cannot hold hundreds (README "Limits").
+        message = _("Demasiadas pantallas abiertas con esta cuenta: cierra alguna pestaña y recarga esta.")
+        return HttpResponse(message, status=429, headers={"Retry-After": "30"}, content_type="text/plain")
+    hub.watch(watcher)
     response = StreamingHttpResponse(stream(watcher), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"

@@ -83,39 +83,43 @@ def send(campaign_id: int, character_ids: Iterable[int] | None, event_id: int | 
         cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, change.payload()])
 
 
-# A session that ended (a logout): its live streams end too, in every process. The message carries a digest of the
-# session key, never the key.
+# Besides changes, the channel carries notices about accounts, each a one-key message: {kind: value}.
+# A session that ended (a logout): its live streams end too, in every process. The value is a digest of the session
+# key, never the key.
 ENDED = "ended_session"
+# An account changed (its password, whether it is active…): the live streams of its sessions that are no longer valid
+# end, in every process. The value is the user's id only.
+CHANGED_USER = "changed_user"
+
+
+def send_notice(kind: str, value: str | int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, json.dumps({kind: value})])
+
+
+def notice(payload: str, kind: str) -> object:
+    """The value of a notice of this kind, or None for any other payload."""
+    try:
+        return json.loads(payload).get(kind)
+    except (ValueError, AttributeError):
+        return None
 
 
 def send_session_ended(digest: str) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, json.dumps({ENDED: digest})])
+    send_notice(ENDED, digest)
 
 
 def ended_session(payload: str) -> str | None:
     """The session digest a payload says ended, or None for any other payload."""
-    try:
-        digest = json.loads(payload).get(ENDED)
-    except (ValueError, AttributeError):
-        return None
+    digest = notice(payload, ENDED)
     return digest if isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{32}", digest) else None
 
 
-# An account changed (its password, whether it is active…): the live streams of its sessions that are no longer
-# valid end, in every process. The message carries the user's id only.
-CHANGED_USER = "changed_user"
-
-
 def send_user_changed(user_id: int) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, json.dumps({CHANGED_USER: user_id})])
+    send_notice(CHANGED_USER, user_id)
 
 
 def changed_user(payload: str) -> int | None:
     """The user id a payload says changed, or None for any other payload."""
-    try:
-        user_id = json.loads(payload).get(CHANGED_USER)
-    except (ValueError, AttributeError):
-        return None
+    user_id = notice(payload, CHANGED_USER)
     return user_id if type(user_id) is int else None

@@ -107,6 +107,7 @@ def test_the_same_campaign_deleted_at_once_is_deleted_once_and_each_copy_is_answ
     assert not Campaign.objects.filter(pk=world.campaign_a.pk).exists()
 
 
+@pytest.mark.django_db  # one browser tab, one click after another: no thread of its own needed
 def test_a_second_click_on_retire_says_so_instead_of_bringing_the_disease_back(world: World):
     url, data, _headers = disease(world)
     gm = client_for(world.gm_a)
