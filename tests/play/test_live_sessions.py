@@ -36,29 +36,27 @@ def reconnect(server: str, world: World, listener: Listener) -> str:
         return client.get(stream_path(world)).text
 
 
-def test_a_password_changed_elsewhere_ends_that_accounts_streams_only(world: World, server):
+def change_password(user) -> None:
+    user.set_password("a-new-pass-phrase")
+    user.save()  # as the admin's "change password" form does
+
+
+def make_inactive(user) -> None:
+    user.is_active = False
+    user.save()
+
+
+@pytest.mark.parametrize("change, changed", [(change_password, "gm_a"), (make_inactive, "player_a")])
+def test_an_account_changed_elsewhere_loses_its_streams_and_no_one_else_does(world: World, server, change, changed):
     gm, player = opened(server, world, world.gm_a), opened(server, world, world.player_a)
+    ending, going_on = (gm, player) if changed == "gm_a" else (player, gm)
     try:
-        world.gm_a.set_password("a-new-pass-phrase")
-        world.gm_a.save()  # as the admin's "change password" form does
-        assert_session_ended(gm)
-        assert reconnect(server, world, gm) == "event: end\ndata: session\n\n"
+        change(getattr(world, changed))
+        assert_session_ended(ending)
+        assert reconnect(server, world, ending) == "event: end\ndata: session\n\n"
         actions.apply_damage(world.campaign_a, [world.char_a1], Gas(turns=3), by=world.gm_a)
-        player.wait_for_region(f"card-{world.char_a1.pk}", pg_text(77, 80))  # another account's stream goes on
-        assert not player.ended.is_set()
-    finally:
-        gm.close()
-        player.close()
-
-
-def test_an_account_made_inactive_loses_its_streams(world: World, server):
-    gm, player = opened(server, world, world.gm_a), opened(server, world, world.player_a)
-    try:
-        world.player_a.is_active = False
-        world.player_a.save()
-        assert_session_ended(player)
-        assert reconnect(server, world, player) == "event: end\ndata: session\n\n"
-        assert not gm.ended.is_set()
+        going_on.wait_for_region(f"card-{world.char_a1.pk}", pg_text(77, 80))  # another account's stream goes on
+        assert not going_on.ended.is_set()
     finally:
         gm.close()
         player.close()
