@@ -15,8 +15,8 @@ lint: venv
 	.venv/bin/lint-imports --no-cache
 
 test: lint
-	@bash scripts/ensure_chromium.sh
-	@.venv/bin/python scripts/dev.py test --durations=25 $(PYTEST_ARGS)
+	@bash scripts/ensure_test_tools.sh
+	@.venv/bin/python scripts/dev.py test --durations=25 -rs $(PYTEST_ARGS)
 
 # Rebuild the translation catalogues after changing user-facing strings (needs gettext).
 messages: venv

@@ -6,10 +6,13 @@ from django.core.asgi import get_asgi_application
 from django.urls import get_resolver
 
 from config.request_size import limit_request_size
+from config.stream_gate import streams_in_turn
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-application = limit_request_size(get_asgi_application(), settings.MAX_REQUEST_BYTES)
+application = streams_in_turn(
+    limit_request_size(get_asgi_application(), settings.MAX_REQUEST_BYTES), settings.STREAM_CONNECTS_AT_ONCE
+)
 
 # What is loaded now (Django, the apps, the URLconf and its views) lives as long as the process: kept out of the
 # garbage collector's sight, a full collection walks only what requests left behind. Walking these ~90,000 objects

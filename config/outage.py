@@ -6,8 +6,8 @@ request it guards, and a receiver of `got_request_exception` — sent before tha
 the exception was the database connection's (refused, lost mid-request, or no pooled connection within the pool's
 timeout: settings DATABASES "pool" and "connect_timeout"). The middleware catches it and answers the 503 page, with
 Retry-After; nothing of it touches the database, the session or the user. htmx's live-stream extension retries a
-stream that answered 503, and the pool checks each connection before handing it out, so everything recovers by
-itself when the database returns.
+stream that answered 503, and the pool checks each connection before handing it out (check_pooled), so everything
+recovers by itself when the database returns.
 """
 
 import logging
@@ -18,12 +18,12 @@ from typing import Any
 import psycopg
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.core.signals import got_request_exception
-from django.db import InterfaceError
+from django.db import InterfaceError, connections
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils import translation
-from psycopg_pool import PoolTimeout
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 RETRY_AFTER_SECONDS = 5
 GUARDED = "outage_guarded"
@@ -54,6 +54,17 @@ def is_connection_error(error: BaseException | None) -> bool:
         error = error.__cause__ or error.__context__
         seen += 1
     return False
+
+
+def check_pooled(connection: psycopg.Connection[Any]) -> None:
+    """The pool's check of a connection before it hands it out (settings DATABASES "pool"). One found dropped means
+    the server restarted or cut us off: every other idle one is as dead, so they are all replaced at once. Tried one
+    by one, each costs the pool a growing pause (1 s, 2 s, ...), and a full pool (16) took 16 s to recover."""
+    try:
+        ConnectionPool.check_connection(connection)
+    except Exception:
+        connections["default"].pool.drain()  # type: ignore[attr-defined]  # the PostgreSQL backend's pool
+        raise
 
 
 @receiver(got_request_exception)

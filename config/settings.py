@@ -8,9 +8,9 @@ from pathlib import Path
 import dj_database_url
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
-from psycopg_pool import ConnectionPool
 
 from config.env import env_bool, env_list, env_networks
+from config.outage import check_pooled
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -36,6 +36,8 @@ CHARACTERS_PER_CAMPAIGN = int(os.environ.get("CHARACTERS_PER_CAMPAIGN", "60"))
 # The reverse proxies whose X-Forwarded-For is believed: addresses or networks, comma-separated (config.client_address).
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
 STREAMS_PER_USER = int(os.environ.get("STREAMS_PER_USER", "12"))
+# Live-stream connects Django serves at once per process; more wait their turn (config.stream_gate).
+STREAM_CONNECTS_AT_ONCE = int(os.environ.get("STREAM_CONNECTS_AT_ONCE", "2"))
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -104,15 +106,15 @@ DATABASES = {
     )
 }
 # A pooled connection is checked before each use, so one the database dropped (a restart) is replaced, not handed
-# out; while the database is unreachable a request waits at most DB_POOL_TIMEOUT seconds and gets the 503 page
-# (config.outage).
+# out, and every other idle one with it (config.outage.check_pooled); while the database is unreachable a request
+# waits at most DB_POOL_TIMEOUT seconds and gets the 503 page (config.outage).
 DATABASES["default"]["OPTIONS"] = {
     "connect_timeout": 3,
     "pool": {
         "min_size": int(os.environ.get("DB_POOL_MIN", "1")),
         "max_size": int(os.environ.get("DB_POOL_MAX", "16")),
         "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "4")),
-        "check": ConnectionPool.check_connection,
+        "check": check_pooled,
         # give up a failing reconnection soon: the next request starts a fresh one (no backoff grown to minutes)
         "reconnect_timeout": 5,
     },

@@ -9,4 +9,4 @@ class PlayConfig(AppConfig):
     def ready(self) -> None:
         # The live streams' receivers (a logout, an account changed): connected in every process that can send them,
         # the admin's and a management command's too, not only in those that serve a stream.
-        from play import live  # noqa: F401, PLC0415
+        from play import live, sessions  # noqa: F401, PLC0415

@@ -14,36 +14,30 @@ session ends (a logout elsewhere, or its expiry).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import time
 from collections import defaultdict
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from importlib import import_module
 
 import psycopg
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_not_required
-from django.contrib.auth.signals import user_logged_out
 from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
-from django.db.models.signals import post_delete, post_save
-from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.urls import get_script_prefix, set_script_prefix
 from django.utils import timezone, translation
-from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from campaigns import access
 from campaigns.models import Campaign, Event
+from play import sessions
 from play.screens import EVERYTHING, Drawing, Touch, View, changes, touch_of, view_of
 from play.snapshot import Snapshot
 from rules import notify
@@ -74,7 +68,7 @@ class Seen:
 class Watcher:
     seen: Seen
     tab: str  # the browser tab (notify.acting_tab): a change it made reached it in its answer
-    session: str  # a digest of its session key (session_digest): a logout elsewhere ends the stream
+    session: str  # a digest of its session key (sessions.session_digest): a logout elsewhere ends the stream
     expires: datetime | None = None  # when its session expires: the stream ends then
     key: str = ""  # its session key, kept in this process only: whether the session is still valid (session_valid)
     queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
@@ -85,11 +79,6 @@ class Watcher:
     @property
     def campaign_id(self) -> int:
         return self.seen.view.audience.campaign_id
-
-
-def session_digest(session_key: str | None) -> str:
-    """What a NOTIFY says of a session: never the key itself, which is a password."""
-    return hashlib.sha256((session_key or "").encode()).hexdigest()[:32]
 
 
 def sse(event: str, text: str) -> str:
@@ -137,25 +126,6 @@ def watcher_of(watcher: Watcher, user_id: int) -> bool:
     return watcher.seen.view.audience.user_id == user_id
 
 
-def invalid_sessions(user_id: int, keys: set[str]) -> set[str]:
-    """Which of these sessions of a user no longer sign them in: gone or expired, or signed with a password hash that
-    is no longer the user's, or the user is inactive or gone (as Django's own get_user would find at a reload)."""
-    try:
-        user = get_user_model().objects.filter(pk=user_id, is_active=True).first()
-        if user is None:
-            return keys
-        store = import_module(settings.SESSION_ENGINE).SessionStore
-        invalid = set()
-        for key in keys:
-            data = store(session_key=key).load()
-            hashed = constant_time_compare(data.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash())
-            if data.get(SESSION_KEY) != str(user_id) or not hashed:
-                invalid.add(key)
-        return invalid
-    finally:
-        connections["default"].close()
-
-
 def campaign_version(campaign_id: int) -> int | None:
     try:
         return Campaign.objects.values_list("version", flat=True).get(pk=campaign_id)
@@ -180,6 +150,25 @@ class Hub:
         # commit between that drawing and the first notification this process hears.
         self.listening = False
         self.checks: set[asyncio.Task[None]] = set()  # Hub.check_sessions running (kept: a task must be referenced)
+        self.admitting: dict[str, tuple[asyncio.Lock, int]] = {}  # one_at_a_time: by session key, its lock and users
+
+    @asynccontextmanager
+    async def one_at_a_time(self, key: str) -> AsyncIterator[None]:
+        """Hold this session's turn (a visitor without one needs none)."""
+        if not key:
+            yield
+            return
+        lock, users = self.admitting.get(key) or (asyncio.Lock(), 0)
+        self.admitting[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self.admitting[key]
+            if users == 1:
+                del self.admitting[key]
+            else:
+                self.admitting[key] = (lock, users - 1)
 
     async def state(self, seen: Seen) -> str | None:
         """The whole current screen for one view; None when the audience may no longer watch."""
@@ -221,6 +210,14 @@ class Hub:
                 continue
             count += 1
         return count
+
+    def user_of_session(self, key: str) -> int | None:
+        """The user whose stream this process holds under this session key, if any."""
+        for watching in self.watchers.values():
+            for watcher in watching:
+                if key and watcher.key == key:
+                    return watcher.seen.view.audience.user_id
+        return None
 
     def forget(self, watcher: Watcher) -> None:
         watching = self.watchers.get(watcher.campaign_id)
@@ -312,7 +309,7 @@ class Hub:
         for wait in (0.0, SESSION_RECHECK_SECONDS):
             await asyncio.sleep(wait)
             keys = {watcher.key for watcher in mine}
-            invalid = await sync_to_async(invalid_sessions, thread_sensitive=False)(user_id, keys)
+            invalid = await sync_to_async(sessions.invalid_sessions, thread_sensitive=False)(user_id, keys)
             mine = [watcher for watcher in mine if watcher.key in invalid]
             if not mine:
                 return
@@ -378,14 +375,49 @@ def may_watch(campaign: Campaign, audience: access.Audience, sheet: int | None) 
     return roster.still_sees(audience) and (sheet is None or roster.sheet(audience, sheet) is not None)
 
 
-def release_connection() -> None:
-    connections["default"].close()  # with the pool on, this gives the connection back
-
-
 def ended(why: str) -> HttpResponse:
     """A stream that ends at once, saying why: 200, so that the browser's EventSource reads it (an error status makes
     it retry for ever); its page then stops reconnecting."""
     return HttpResponse(ending(why), content_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+
+def too_many() -> HttpResponse:
+    # Each stream holds memory and a share of every render: one account cannot hold hundreds (README "Limits").
+    message = _("Demasiadas pantallas abiertas con esta cuenta: cierra alguna pestaña y recarga esta.")
+    return HttpResponse(message, status=429, headers={"Retry-After": "30"}, content_type="text/plain")
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """Who a stream's connect found asking, and for which screen (campaign_stream)."""
+
+    audience: access.Audience
+    sheet: int | None
+    expires: datetime
+
+
+def admit(request: HttpRequest, campaign_id: int) -> Admitted | HttpResponse:
+    """Whether this request may open the campaign's stream (as what audience, on which screen), or the answer that
+    ends it at once: every read of the connect in one go, and the pooled connection given back before the stream
+    starts (config.stream_gate lets only a few connects in at once, so a burst of them never holds the pool)."""
+    user = request.user
+    if not user.is_authenticated:
+        return ended(SESSION)
+    campaign = access.campaigns_of(user).filter(pk=campaign_id).first()
+    if campaign is None:
+        return ended(GONE)  # deleted, or never this user's: the same words, which tell nothing more
+    if not isinstance(request, ASGIRequest):
+        # Under WSGI (runserver, the test live server) a stream would hold a whole thread forever: no live
+        # updates there, and 204 tells the browser's EventSource not to retry. `make run` and Docker serve ASGI.
+        return HttpResponse(status=204)
+    audience = access.audience_of(user, campaign)
+    sheet = request.GET.get("sheet", "")
+    character = int(sheet) if sheet.isascii() and sheet.isdigit() and len(sheet) < 19 else None
+    if not may_watch(campaign, audience, character):
+        return ended(GONE)  # the same words for a member who plays no character here and a sheet not theirs
+    admitted = Admitted(audience, character, request.session.get_expiry_date())
+    connections["default"].close()  # with the pool on, this gives the connection back: the stream may last hours
+    return admitted
 
 
 @login_not_required  # an anonymous stream is told its session ended, not sent to the login page
@@ -393,61 +425,34 @@ def ended(why: str) -> HttpResponse:
 async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpResponseBase:
     """The campaign's live Server-Sent Events stream for one screen (the table, a player's page, or with `sheet` a
     character's sheet) of this user's audience. `tab` names the browser tab (its X-Tab header)."""
-    user = await request.auser()
-    if not user.is_authenticated:
-        return ended(SESSION)
-    campaign = await access.campaigns_of(user).filter(pk=campaign_id).afirst()
-    if campaign is None:
-        return ended(GONE)  # deleted, or never this user's: the same words, which tell nothing more
-    if not isinstance(request, ASGIRequest):
-        # Under WSGI (runserver, the test live server) a stream would hold a whole thread forever: no live updates
-        # there, and 204 tells the browser's EventSource not to retry. `make run` and Docker serve ASGI.
-        return HttpResponse(status=204)
-    audience = access.audience_of(user, campaign)
-    sheet = request.GET.get("sheet", "")
-    character = int(sheet) if sheet.isascii() and sheet.isdigit() and len(sheet) < 19 else None
-    if not await sync_to_async(may_watch)(campaign, audience, character):
-        return ended(GONE)  # the same words for a member who plays no character here and a sheet not theirs to read
-    expires = await sync_to_async(request.session.get_expiry_date)()
-    # A stream lasts as long as the browser stays; its request must not keep a pooled connection all that time.
-    await sync_to_async(release_connection)()
+    key = request.session.session_key or ""
+    async with hub.one_at_a_time(key):  # one session's connects: a burst of them is admitted in turn
+        holder = hub.user_of_session(key)
+        if holder is not None and hub.streams_of(holder) >= settings.STREAMS_PER_USER:
+            return too_many()  # so a burst beyond the cap costs no query
+        admitted = await sync_to_async(admit)(request, campaign_id)
+        if isinstance(admitted, HttpResponse):
+            return admitted
+        return opened(request, admitted, key)
+
+
+def opened(request: HttpRequest, admitted: Admitted, key: str) -> HttpResponseBase:
+    """The stream of an admitted connect, counted and registered in one step (no await between): 50 connects at once
+    by one account get the cap exactly."""
+    audience = admitted.audience
     seen = Seen(
-        view_of(audience, character),
+        view_of(audience, admitted.sheet),
         f"{request.scheme}://{request.get_host()}",
         translation.get_language() or settings.LANGUAGE_CODE,
         get_script_prefix(),
     )
-    key = request.session.session_key or ""
-    watcher = Watcher(seen, notify.tab_or_nothing(request.GET.get("tab")), session_digest(key), expires, key)
-    # Counted and registered in one step (no await between): 50 connects at once by one account get the cap exactly.
+    watcher = Watcher(
+        seen, notify.tab_or_nothing(request.GET.get("tab")), sessions.session_digest(key), admitted.expires, key
+    )
     if hub.streams_of(audience.user_id) >= settings.STREAMS_PER_USER:
-        # Each stream holds memory and a share of every render: one account cannot hold hundreds (README "Limits").
-        message = _("Demasiadas pantallas abiertas con esta cuenta: cierra alguna pestaña y recarga esta.")
-        return HttpResponse(message, status=429, headers={"Retry-After": "30"}, content_type="text/plain")
+        return too_many()
     hub.watch(watcher)
     response = StreamingHttpResponse(stream(watcher), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response
-
-
-@receiver(post_save, sender=get_user_model())
-def account_changed(
-    sender: object, instance: AbstractBaseUser, update_fields: frozenset[str] | None, **kwargs: object
-) -> None:
-    """An account saved (its password, whether it is active): its sessions that no longer sign it in lose their live
-    streams (Hub.check_sessions). A login's own save (its last_login) is not such a change."""
-    if update_fields is None or not update_fields <= {"last_login"}:
-        notify.send_user_changed(instance.pk)
-
-
-@receiver(post_delete, sender=get_user_model())
-def account_deleted(sender: object, instance: AbstractBaseUser, **kwargs: object) -> None:
-    notify.send_user_changed(instance.pk)
-
-
-@receiver(user_logged_out)
-def session_ended(sender: object, request: HttpRequest | None, **kwargs: object) -> None:
-    """A logout (in any tab, through any process) ends the live streams of that session."""
-    if request is not None and request.session.session_key:
-        notify.send_session_ended(session_digest(request.session.session_key))

@@ -1,9 +1,12 @@
+import os
+
 import pytest
 from django.utils import translation
+from playwright.sync_api import Browser, sync_playwright
 
 from campaigns.models import Campaign, Invitation, Membership
 from characters.models import Character
-from tests.helpers import World, make_user, reload
+from tests.helpers import CHROMIUM_ARGS, World, chromium_path, make_user, reload
 
 
 @pytest.fixture
@@ -44,3 +47,15 @@ def spanish():
     translation.activate("es")
     yield
     translation.deactivate()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Browser:
+    # Playwright's sync API keeps an event loop running in this thread for the whole session; the ORM calls that the
+    # tests and pytest-django's teardown make are still plain sync code.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+    del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]

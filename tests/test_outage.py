@@ -192,3 +192,36 @@ def wrapped(error: Exception) -> Exception:
 def test_only_an_unreachable_database_is_a_503(error: Exception, unreachable: bool):
     assert is_connection_error(wrapped(error)) is unreachable
     assert is_connection_error(ValueError("a bug")) is False
+
+
+def recovery_after_restart(database: Database, client: httpx.Client) -> float:
+    """Seconds from the database's restart (a fast stop, then a start) to the first page that answers 200."""
+    database.stop()
+    database.start()
+    restarted = time.monotonic()
+    while (answer := client.get("/")).status_code != 200:
+        assert answer.status_code == 503, answer.text[:500]  # never a 500
+        assert time.monotonic() - restarted < 60
+    return time.monotonic() - restarted
+
+
+@pytest.mark.outage
+def test_a_restart_after_a_full_pool_is_recovered_as_fast_as_after_a_quiet_one(database: Database):
+    """Every pooled connection dies with a restart. Found one at a time, each cost the pool a growing pause and a full
+    pool (16) took 16 s to give a page again; one found dead now replaces them all (config.outage.check_pooled)."""
+    with asgi_server(DATABASE_URL=database.url) as base:
+        gm = logged_in(base, "narrador")
+        quiet = recovery_after_restart(database, gm)
+        clients = [logged_in(base, "narrador") for _ in range(8)]
+
+        def load(client: httpx.Client) -> None:
+            for _ in range(5):
+                assert client.get("/").status_code == 200
+
+        threads = [threading.Thread(target=load, args=(client,)) for client in clients for _ in range(5)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()  # 40 page loads at once: the pool grew to its maximum
+        full = recovery_after_restart(database, gm)
+        assert quiet < 1.0 and full < 1.0, f"a quiet pool recovered in {quiet:.2f} s, a full one in {full:.2f} s"

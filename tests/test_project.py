@@ -47,17 +47,29 @@ def test_debug_off_without_secret_key_refuses_to_start():
 
 
 def test_docker_compose_services():
+    """The topology of README "Running on several machines": the database, two app hosts, the balancer in front."""
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    db, web = compose["services"]["db"], compose["services"]["web"]
+    services = compose["services"]
+    assert set(services) == {"db", "web1", "web2", "balancer"}
+    db = services["db"]
     assert db["image"].startswith("postgres:18")
     assert "pg_isready -h 127.0.0.1" in " ".join(db["healthcheck"]["test"])
     assert any(volume.endswith(":/var/lib/postgresql") for volume in db["volumes"])
-    assert web["build"] == "."
-    assert web["depends_on"]["db"]["condition"] == "service_healthy"
-    command = web["command"]
-    assert command.index("migrate") < command.index("uvicorn config.asgi:application")
-    assert "--workers" in command
-    assert web["environment"]["DATABASE_URL"].startswith("postgresql://")
+    for name in ("web1", "web2"):
+        web = services[name]
+        assert web["build"] == "."
+        assert web["depends_on"]["db"]["condition"] == "service_healthy"
+        command = web["command"]
+        assert command.index("migrate") < command.index("uvicorn config.asgi:application")
+        assert "--workers" in command and "--no-proxy-headers" in command
+        assert web["environment"]["DATABASE_URL"].startswith("postgresql://")
+        assert "ports" not in web  # reached through the balancer only
+    balancer = services["balancer"]
+    assert balancer["image"].startswith("haproxy:")
+    assert any(volume.startswith("./deploy/haproxy.cfg:") for volume in balancer["volumes"])
+    assert {balancer["environment"]["APP1"], balancer["environment"]["APP2"]} == {"web1:8000", "web2:8000"}
+    address = balancer["networks"]["site"]["ipv4_address"]
+    assert services["web1"]["environment"]["TRUSTED_PROXIES"] == address  # its X-Forwarded-For is believed
 
 
 def test_dockerfile_serves_the_same_asgi_app():
@@ -77,7 +89,7 @@ def test_csp_header_and_language(client, db):
 
 def test_docker_compose_has_no_secret_key_of_its_own():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    secret = compose["services"]["web"]["environment"]["SECRET_KEY"]
+    secret = compose["services"]["web1"]["environment"]["SECRET_KEY"]
     assert secret.startswith("${SECRET_KEY:?"), "compose must refuse to start without a SECRET_KEY"
 
 

@@ -37,10 +37,10 @@ def folded(name: str) -> str:
     return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
 
 
-def name_taken(campaign: Campaign, name: str, exclude: int | None = None) -> bool:
-    """Two active diseases with one name (folded) would be ambiguous in the GM's "expose" list: the built-in and
-    shared ones and the campaign's own."""
-    return _clash(Disease.objects.available_in(campaign), name, exclude) is not None
+def name_clash(campaign: Campaign, name: str, exclude: int | None = None) -> Disease | None:
+    """The active disease whose name (folded) is this one's, if any: two would be ambiguous in the GM's "expose"
+    list (the built-in and shared ones and the campaign's own)."""
+    return _clash(Disease.objects.available_in(campaign), name, exclude)
 
 
 def site_name_clash(name: str, exclude: int | None = None) -> Disease | None:
@@ -57,8 +57,10 @@ def _clash(diseases: QuerySet[Disease], name: str, exclude: int | None) -> Disea
 
 def _checked(campaign: Campaign, sheet: DiseaseSheet, exclude: int | None = None, active: bool = True) -> DiseaseSheet:
     name = checked_name(sheet.name, NAME_LENGTH)
-    if active and name_taken(campaign, name, exclude):
-        raise ActionError(_("Ya hay una enfermedad activa con este nombre en esta campaña."), "name")
+    clash = name_clash(campaign, name, exclude) if active else None
+    if clash is not None:
+        message = _("Ya hay una enfermedad activa con este nombre en esta campaña: «%(name)s».")
+        raise ActionError(message % {"name": clash.name}, "name")
     for field, message in disease_errors(sheet.category, sheet.penalty, sheet.pg_per_week).items():
         raise ActionError(message, field)
     return DiseaseSheet(name, sheet.category, sheet.penalty, sheet.pg_per_week)
@@ -115,7 +117,7 @@ def restore_disease(campaign: Campaign | int, disease: Disease | int, *, by: Act
     found = _own(campaign, disease)
     if not found.retired:
         raise ActionError(_("«%(name)s» ya se puede contraer.") % {"name": found.name}, "disease")
-    if name_taken(campaign, found.name, exclude=found.pk):
+    if name_clash(campaign, found.name, exclude=found.pk):
         message = _("No se puede recuperar «%(name)s»: ya hay una enfermedad activa con ese nombre.")
         raise ActionError(message % {"name": found.name}, "disease")
     found.retired = False

@@ -23,7 +23,7 @@ from characters.models import Character
 from rules import engine, events, mapping
 from rules.actions.campaign import room_for_one_more
 from rules.actions.core import ActionError
-from rules.actions.diseases import name_taken
+from rules.actions.diseases import name_clash
 from rules.backup import references
 from rules.backup.checks import check
 from rules.backup.read import as_document, invalid_copy
@@ -70,7 +70,7 @@ def import_campaign(document: Document | dict[str, Any], gm: User) -> Campaign:
     Disease.objects.bulk_create(new)
     for index, row in enumerate(diseases):
         # Two active diseases with one name would be ambiguous in the GM's "expose" list, the site's ones included.
-        if row.campaign_id == campaign.pk and not row.retired and name_taken(campaign, row.name, exclude=row.pk):
+        if row.campaign_id == campaign.pk and not row.retired and name_clash(campaign, row.name, exclude=row.pk):
             raise invalid_copy(f"$.diseases[{index}].name", _("es el nombre de otra enfermedad activa en la campaña."))
 
     def to_id(what: str, value: Any) -> Any:

@@ -1,24 +1,11 @@
 import io
-import os
 
 import pytest
 from django.core.management import call_command
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from campaigns.models import Campaign
-from tests.helpers import CHROMIUM_ARGS, chromium_path, watch_errors
-
-
-@pytest.fixture(scope="session")
-def browser() -> Browser:
-    # Playwright's sync API keeps an event loop running in this thread for the whole session; the ORM calls that the
-    # tests and pytest-django's teardown make are still plain sync code.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
-        yield browser
-        browser.close()
-    del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+from tests.helpers import watch_errors
 
 
 @pytest.fixture

@@ -46,5 +46,6 @@ def test_the_admin_cannot_name_a_shared_disease_as_a_campaigns_own(world: World,
 
 @pytest.mark.parametrize("name", ["gripe", "GRÍPE"])
 def test_the_gm_cannot_add_a_disease_named_as_a_built_in(world: World, name: str):
-    with pytest.raises(actions.ActionError, match="Ya hay una enfermedad activa con este nombre"):
+    with pytest.raises(actions.ActionError, match="Ya hay una enfermedad activa con este nombre") as refused:
         actions.add_disease(world.campaign_a, DiseaseSheet(name, "common", -1), by=world.gm_a)
+    assert "«Gripe»" in str(refused.value)  # the one there, as it is spelled, so the GM can tell which

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# What the tests drive besides Python: Debian's Chromium (the browser tests) and HAProxy (tests/cluster, the two-host
+# test). Install them when this machine can (Debian's packages, as root). Without Chromium stop here with one line
+# that says what to install, rather than fail deep inside a browser test; without HAProxy the cluster test skips,
+# saying why.
+set -euo pipefail
+
+wanted=()
+if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+  wanted+=(chromium)
+fi
+command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || wanted+=(haproxy)
+if [ ${#wanted[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "== installing Debian's ${wanted[*]} for the tests"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends "${wanted[@]}" >/dev/null || true
+fi
+if [ -n "${CHROMIUM:-}" ] || command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
+  exit 0
+fi
+echo "error: the browser tests need Chromium: install Debian's package ('sudo apt-get install chromium') or set CHROMIUM=/path/to/chromium." >&2
+exit 1
