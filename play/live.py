@@ -70,7 +70,7 @@ class Watcher:
     tab: str  # the browser tab (notify.acting_tab): a change it made reached it in its answer
     session: str  # a digest of its session key (sessions.session_digest): a logout elsewhere ends the stream
     expires: datetime | None = None  # when its session expires: the stream ends then
-    key: str = ""  # its session key, kept in this process only: whether the session is still valid (session_valid)
+    key: str = ""  # its session key, kept in this process only: is it still valid (sessions.invalid_sessions)
     queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
     dropped: bool = False
     opened: float = field(default_factory=time.monotonic)  # registered then (campaign_stream)

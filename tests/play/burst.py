@@ -1,7 +1,7 @@
 """A burst of live-stream connects from a process of its own, so that its client's work does not slow the test's own
 requests: `python -m tests.play.burst BASE COUNT` reads [[path, session cookie], ...] (JSON) on its input, opens COUNT
 streams for each pair, all at once, holds each until every one has its answer; prints "open" as it starts them and
-their statuses (JSON) at the end."""
+their statuses (JSON) at the end. `burst` is the same, in the caller's process."""
 
 import asyncio
 import json
@@ -27,7 +27,6 @@ async def burst(base: str, count: int, screens: list[tuple[str, str]]) -> list[i
         (httpx.AsyncClient(base_url=base, cookies={"sessionid": cookie}, timeout=120, limits=limits), path)
         for path, cookie in screens
     ]
-    print("open", flush=True)
     try:
         await asyncio.gather(*(one(client, path) for client, path in clients for _ in range(count)))
     finally:
@@ -39,4 +38,5 @@ async def burst(base: str, count: int, screens: list[tuple[str, str]]) -> list[i
 if __name__ == "__main__":
     base, count = sys.argv[1:]
     screens = [(path, cookie) for path, cookie in json.loads(sys.stdin.read())]
+    print("open", flush=True)
     print(json.dumps(asyncio.run(burst(base, int(count), screens))), flush=True)
