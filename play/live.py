@@ -50,6 +50,7 @@ RESYNC = "resync"  # put in queues after the listener reconnects: notifications 
 GONE = "gone"  # the campaign is gone, or this audience may no longer watch it: its streams end
 SESSION = "session"  # the session behind the stream ended: its stream ends
 SESSION_RECHECK_SECONDS = 2.0  # an account changed: a session found invalid is asked again this much later
+SESSION_SWEEP_SECONDS = 10.0  # and every this often, all the sessions of this process's streams are asked
 NEVER_STARTED_SECONDS = 30.0  # a stream registered whose response never began is forgotten after this
 
 
@@ -150,6 +151,7 @@ class Hub:
         # commit between that drawing and the first notification this process hears.
         self.listening = False
         self.checks: set[asyncio.Task[None]] = set()  # Hub.check_sessions running (kept: a task must be referenced)
+        self.sweeper: asyncio.Task[None] | None = None  # Hub.sweep, while there are watchers
         self.admitting: dict[str, tuple[asyncio.Lock, int]] = {}  # one_at_a_time: by session key, its lock and users
 
     @asynccontextmanager
@@ -196,6 +198,8 @@ class Hub:
         self.watchers[watcher.campaign_id].add(watcher)
         if self.listener is None or self.listener.done():
             self.listener = asyncio.create_task(self.listen())
+        if self.sweeper is None or self.sweeper.done():
+            self.sweeper = asyncio.create_task(self.sweep())
         return watcher
 
     def streams_of(self, user_id: int) -> int:
@@ -273,7 +277,10 @@ class Hub:
     async def dispatch(self, payload: str) -> None:
         user_id = notify.changed_user(payload)
         if user_id is not None:
-            task = asyncio.create_task(self.check_sessions(user_id))  # not awaited: the listener goes on
+            mine = [
+                watcher for watching in self.watchers.values() for watcher in watching if watcher_of(watcher, user_id)
+            ]
+            task = asyncio.create_task(self.check_sessions(mine))  # not awaited: the listener goes on
             self.checks.add(task)
             task.add_done_callback(self.checks.discard)
             return
@@ -301,20 +308,31 @@ class Hub:
             elif text:
                 self.deliver(watcher, text)
 
-    async def check_sessions(self, user_id: int) -> None:
-        """An account changed: end the streams of its sessions that are no longer valid (a password changed elsewhere,
-        the account made inactive or deleted). Asked twice, a moment apart, before a stream ends: the session that
-        changed its own password is given its new hash right after the change is saved."""
-        mine = [watcher for watching in self.watchers.values() for watcher in watching if watcher_of(watcher, user_id)]
+    async def check_sessions(self, mine: list[Watcher]) -> None:
+        """End the streams among these whose sessions no longer sign their user in (sessions.invalid_sessions: a
+        logout, a password changed elsewhere, the account made inactive or deleted). Asked twice, a moment apart,
+        before a stream ends: the session that changed its own password is given its new hash right after the
+        change is saved."""
         for wait in (0.0, SESSION_RECHECK_SECONDS):
             await asyncio.sleep(wait)
-            keys = {watcher.key for watcher in mine}
-            invalid = await sync_to_async(sessions.invalid_sessions, thread_sensitive=False)(user_id, keys)
-            mine = [watcher for watcher in mine if watcher.key in invalid]
+            signed = {(watcher.seen.view.audience.user_id, watcher.key) for watcher in mine}
+            invalid = await sync_to_async(sessions.invalid_sessions, thread_sensitive=False)(signed)
+            mine = [watcher for watcher in mine if (watcher.seen.view.audience.user_id, watcher.key) in invalid]
             if not mine:
                 return
         for watcher in mine:
             self.deliver(watcher, SESSION)
+
+    async def sweep(self) -> None:
+        """Every SESSION_SWEEP_SECONDS, ask of every stream's session: what no notice tells (a session row deleted,
+        an account changed by a bulk update) ends its streams too, within that time and the recheck."""
+        while self.watchers:
+            await asyncio.sleep(SESSION_SWEEP_SECONDS)
+            everyone = [watcher for watching in self.watchers.values() for watcher in watching if watcher.started]
+            try:
+                await self.check_sessions(everyone)
+            except Exception as error:  # the database is down: the next sweep asks again
+                logger.warning("live: the sessions' sweep failed (%s)", error)
 
     def deliver(self, watcher: Watcher, text: str) -> None:
         try:

@@ -1,9 +1,12 @@
 """A live stream lasts as long as its session: what ends a session (a logout in any tab, an account saved with a new
 password or made inactive, an account deleted) is sent to every process (rules.notify), whose hub ends the streams
-it no longer signs in (play.live). Connected in every process that can end a session (PlayConfig.ready)."""
+it no longer signs in (play.live), and every process asks again of all its streams' sessions now and then (what no
+signal tells: a session row deleted, an account changed by a bulk update). The receivers are connected in every process
+that can end a session (PlayConfig.ready)."""
 
 import hashlib
 from importlib import import_module
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
@@ -13,6 +16,7 @@ from django.db import connections
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
 from rules import notify
@@ -23,23 +27,36 @@ def session_digest(session_key: str | None) -> str:
     return hashlib.sha256((session_key or "").encode()).hexdigest()[:32]
 
 
-def invalid_sessions(user_id: int, keys: set[str]) -> set[str]:
-    """Which of these sessions of a user no longer sign them in: gone or expired, or signed with a password hash that
-    is no longer the user's, or the user is inactive or gone (as Django's own get_user would find at a reload)."""
+Signed = tuple[int, str]  # a stream's user id and session key
+
+
+def invalid_sessions(streams: set[Signed]) -> set[Signed]:
+    """Which of these (user, session key) no longer sign that user in: the session gone or expired, or signed with a
+    password hash that is no longer the user's, or the user inactive or gone (as Django's own get_user would find at
+    a reload). Two queries whatever their number, with the database's session store."""
     try:
-        user = get_user_model().objects.filter(pk=user_id, is_active=True).first()
-        if user is None:
-            return keys
-        store = import_module(settings.SESSION_ENGINE).SessionStore
+        users = {user.pk: user for user in get_user_model().objects.filter(pk__in={pk for pk, _ in streams})}
+        found = session_data({key for _, key in streams})
         invalid = set()
-        for key in keys:
-            data = store(session_key=key).load()
-            hashed = constant_time_compare(data.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash())
-            if data.get(SESSION_KEY) != str(user_id) or not hashed:
-                invalid.add(key)
+        for user_id, key in streams:
+            user, data = users.get(user_id), found.get(key, {})
+            hashed = user is not None and constant_time_compare(
+                data.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash()
+            )
+            if user is None or not user.is_active or data.get(SESSION_KEY) != str(user_id) or not hashed:
+                invalid.add((user_id, key))
         return invalid
     finally:
         connections["default"].close()
+
+
+def session_data(keys: set[str]) -> dict[str, dict[str, Any]]:
+    """What each of these sessions holds, if it is still there and unexpired."""
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    if not hasattr(store, "get_model_class"):  # a store not in the database: one at a time
+        return {key: store(session_key=key).load() for key in keys}
+    rows = store.get_model_class().objects.filter(session_key__in=keys, expire_date__gt=timezone.now())
+    return {row.session_key: store().decode(row.session_data) for row in rows}
 
 
 @receiver(post_save, sender=get_user_model())

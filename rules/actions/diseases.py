@@ -32,9 +32,11 @@ class DiseaseSheet:
 
 
 def folded(name: str) -> str:
-    """A disease's name as people tell names apart: "Peste", "peste" and "PÉSTE" are one name."""
-    decomposed = unicodedata.normalize("NFKD", name.strip())
-    return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
+    """A disease's name as people tell names apart: "Peste", "peste", "PÉSTE" and "Peste" with an invisible character
+    in it (a zero-width space, a soft hyphen) or a run of spaces are one name."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    seen = (char for char in decomposed if not unicodedata.combining(char) and unicodedata.category(char) != "Cf")
+    return " ".join("".join(seen).split()).casefold()
 
 
 def name_clash(campaign: Campaign, name: str, exclude: int | None = None) -> Disease | None:

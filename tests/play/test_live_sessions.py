@@ -1,14 +1,16 @@
 """A live stream ends with its session (issue 23): a password changed elsewhere or an account made inactive ends the
 streams of every session that no longer signs the account in, within seconds, in every process; a reconnect is told
 its session ended, as for a visitor who is not signed in. The session that changed its own password keeps its
-streams (Django gives it the new hash right after the change)."""
+streams (Django gives it the new hash right after the change). What no signal tells (a bulk update, a session row
+deleted) ends the stream too, at the next sweep."""
 
 from importlib import import_module
 
 import httpx
 import pytest
 from django.conf import settings
-from django.contrib.auth import HASH_SESSION_KEY
+from django.contrib.auth import HASH_SESSION_KEY, get_user_model
+from django.contrib.sessions.models import Session
 from django.test import Client
 
 from rules import actions
@@ -91,3 +93,25 @@ def test_a_login_does_not_touch_anyones_streams(world: World, server):
         assert not gm.ended.is_set()
     finally:
         gm.close()
+
+
+def deactivated_in_bulk(user, session_key: str) -> None:
+    get_user_model().objects.filter(pk=user.pk).update(is_active=False)  # no save, no signal
+
+
+def session_row_deleted(user, session_key: str) -> None:
+    Session.objects.filter(session_key=session_key).delete()  # as a hand in the database would
+
+
+@pytest.mark.parametrize("change", [deactivated_in_bulk, session_row_deleted])
+def test_what_no_signal_tells_still_ends_the_stream_within_15_seconds(world: World, server, change):
+    """Each process asks again of all its streams' sessions every SESSION_SWEEP_SECONDS (Hub.sweep)."""
+    player, gm = opened(server, world, world.player_a), opened(server, world, world.gm_a)
+    try:
+        change(world.player_a, player.client.cookies["sessionid"])
+        assert_session_ended(player)
+        assert reconnect(server, world, player) == "event: end\ndata: session\n\n"
+        assert not gm.ended.is_set()
+    finally:
+        gm.close()
+        player.close()

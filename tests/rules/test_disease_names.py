@@ -23,6 +23,9 @@ def test_folded_names():
     assert folded(" Péste ") == folded("PESTE") == folded("peste") == "peste"
     assert folded("Fiebre del pantano") == folded("fiebre del PANTANO")
     assert folded("Gripe") != folded("Grippe")
+    # what the eye cannot tell apart is one name: invisible characters, runs of spaces, full-width letters
+    assert folded("Peste\u200b") == folded("Pe\u00adste") == folded("ＰＥＳＴＥ") == "peste"
+    assert folded("Fiebre  del\u00a0pantano") == folded("fiebre del pantano")
 
 
 @pytest.mark.parametrize("name", ["peste", "PÉSTE", "  Peste "])
@@ -44,7 +47,7 @@ def test_the_admin_cannot_name_a_shared_disease_as_a_campaigns_own(world: World,
     assert admin.post("/admin/rules/disease/add/", data).status_code == 302
 
 
-@pytest.mark.parametrize("name", ["gripe", "GRÍPE"])
+@pytest.mark.parametrize("name", ["gripe", "GRÍPE", "Gripe\u200b", "Gri\u00adpe", "\u2003gripe", "ＧＲＩＰＥ"])
 def test_the_gm_cannot_add_a_disease_named_as_a_built_in(world: World, name: str):
     with pytest.raises(actions.ActionError, match="Ya hay una enfermedad activa con este nombre") as refused:
         actions.add_disease(world.campaign_a, DiseaseSheet(name, "common", -1), by=world.gm_a)
