@@ -18,6 +18,7 @@ from functools import cached_property
 from typing import Any
 
 from django.http import HttpRequest
+from django.template import engines
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
@@ -160,13 +161,20 @@ class Drawing:
             return None  # a character someone plays has no invitation waiting: no query
         return self.state.invitations.get(card.character.pk)
 
+    @cached_property
     def base(self) -> dict[str, Any]:
-        # No CSRF token in a stream's drawing (no request; Django warns under DEBUG): its forms go by htmx, which
-        # sends the page's token in a header.
-        return {"campaign": self.campaign, "read_only": self.read_only, "site": self.site, "drawing": self}
+        """What every region's template reads: the drawing, and for a page or an answer what the context processors
+        give (its CSRF token among them), worked out once for all its regions, not once per region. No CSRF token in
+        a stream's drawing (no request): its forms go by htmx, which sends the page's token in a header."""
+        processed: dict[str, Any] = {}
+        if self.request is not None:
+            for processor in engines["django"].engine.template_context_processors:  # type: ignore[attr-defined]
+                processed.update(processor(self.request))
+        drawn = {"campaign": self.campaign, "read_only": self.read_only, "site": self.site, "drawing": self}
+        return {**processed, **drawn}
 
     def render(self, template: str, context: dict[str, Any]) -> SafeString:
-        return mark_safe(render_to_string(template, {**self.base(), **context}, self.request))  # noqa: S308
+        return mark_safe(render_to_string(template, {**self.base, **context}))  # noqa: S308
 
 
 # --- regions ---------------------------------------------------------------------------------------------------------
