@@ -51,24 +51,34 @@ def locked_out(request: HttpRequest, response: HttpResponse | None = None, crede
         "o pide a un administrador que desbloquee la cuenta."
     ) % {"minutes": cooloff_minutes()}
     next_url = request.POST.get("next", request.GET.get("next", ""))
-    return render(
-        request,
-        "registration/login.html",
-        {"form": LoginForm(request), "locked": message, "next": next_url},
-        status=429,
+    context = {"form": LoginForm(request), "locked": message, "next": next_url}
+    response = render(request, "registration/login.html", context, status=429)
+    response["Retry-After"] = str(cooloff_minutes() * 60)  # at most: the lock-out runs from the last failure
+    return response
+
+
+SIGNUP_WINDOW = timedelta(hours=1)
+
+
+def signup_wait(request: HttpRequest) -> int:
+    """Seconds until this address may make another account: 0 while fewer than SIGNUPS_PER_HOUR were made from it in
+    the last hour, else until enough of those have left the hour."""
+    now = timezone.now()
+    made = list(
+        Signup.objects.filter(address=client_address(request), at__gte=now - SIGNUP_WINDOW)
+        .order_by("at")
+        .values_list("at", flat=True)
     )
-
-
-def signup_allowed(request: HttpRequest) -> bool:
-    """Fewer than SIGNUPS_PER_HOUR accounts were made from this address in the last hour."""
-    since = timezone.now() - timedelta(hours=1)
-    return Signup.objects.filter(address=client_address(request), at__gte=since).count() < settings.SIGNUPS_PER_HOUR
+    if len(made) < settings.SIGNUPS_PER_HOUR:
+        return 0
+    leaves = made[len(made) - settings.SIGNUPS_PER_HOUR] + SIGNUP_WINDOW
+    return max(1, int((leaves - now).total_seconds()) + 1)
 
 
 def record_signup(request: HttpRequest) -> None:
     Signup.objects.create(address=client_address(request))
     # the rows only matter for an hour: keep the table small
-    Signup.objects.filter(at__lt=timezone.now() - timedelta(hours=2)).delete()
+    Signup.objects.filter(at__lt=timezone.now() - 2 * SIGNUP_WINDOW).delete()
 
 
 def too_many_signups_message() -> str:

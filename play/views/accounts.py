@@ -54,10 +54,12 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(posted(request))
     next_url = request.GET.get("next", request.POST.get("next", ""))
     context = {"form": form, "next": next_url, "invite": invitation_in(next_url)}
-    if request.method == "POST" and not throttle.signup_allowed(request):
-        return render(
-            request, "registration/signup.html", context | {"refused": throttle.too_many_signups_message()}, status=429
-        )
+    wait = throttle.signup_wait(request) if request.method == "POST" else 0
+    if wait:
+        refused = {"refused": throttle.too_many_signups_message()}
+        response = render(request, "registration/signup.html", context | refused, status=429)
+        response["Retry-After"] = str(wait)
+        return response
     if request.method == "POST" and form.is_valid():
         user = form.save()
         throttle.record_signup(request)

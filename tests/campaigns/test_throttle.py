@@ -26,6 +26,7 @@ def test_a_brute_force_on_one_account_is_stopped_even_with_the_right_password(wo
         assert attempt(client, "player_a", "wrong").status_code == 400
     locked = attempt(client, "player_a", "wrong")
     assert locked.status_code == 429
+    assert locked["Retry-After"] == str(15 * 60)
     assert "Demasiados intentos fallidos" in locked.text
     assert "15 minutos" in locked.text
     # the right password from another address changes nothing while the account is locked
@@ -102,6 +103,7 @@ def test_sign_up_is_throttled_per_address(db, settings, language, words):
         assert sign_up(number, "10.1.1.1").status_code == 302
     refused = sign_up(99, "10.1.1.1")
     assert refused.status_code == 429
+    assert 3500 < int(refused["Retry-After"]) <= 3601  # when the first of the hour's accounts leaves it
     assert words in refused.text
     assert not get_user_model().objects.filter(username="new99").exists()
     assert sign_up(100, "10.1.1.2").status_code == 302
