@@ -119,7 +119,7 @@ def restore_disease(campaign: Campaign | int, disease: Disease | int, *, by: Act
     found = _own(campaign, disease)
     if not found.retired:
         raise ActionError(_("«%(name)s» ya se puede contraer.") % {"name": found.name}, "disease")
-    if name_clash(campaign, found.name, exclude=found.pk):
+    if name_clash(campaign, found.name, exclude=found.pk) is not None:
         message = _("No se puede recuperar «%(name)s»: ya hay una enfermedad activa con ese nombre.")
         raise ActionError(message % {"name": found.name}, "disease")
     found.retired = False

@@ -70,7 +70,8 @@ def import_campaign(document: Document | dict[str, Any], gm: User) -> Campaign:
     Disease.objects.bulk_create(new)
     for index, row in enumerate(diseases):
         # Two active diseases with one name would be ambiguous in the GM's "expose" list, the site's ones included.
-        if row.campaign_id == campaign.pk and not row.retired and name_clash(campaign, row.name, exclude=row.pk):
+        own_active = row.campaign_id == campaign.pk and not row.retired
+        if own_active and name_clash(campaign, row.name, exclude=row.pk) is not None:
             raise invalid_copy(f"$.diseases[{index}].name", _("es el nombre de otra enfermedad activa en la campaña."))
 
     def to_id(what: str, value: Any) -> Any:
