@@ -31,7 +31,7 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 from campaigns import access  # noqa: E402
 from campaigns.models import Campaign, Membership  # noqa: E402
 from characters.models import Character  # noqa: E402
-from play import live, screens, snapshot  # noqa: E402
+from play import live, log_pages, screens, snapshot  # noqa: E402
 from rules import actions  # noqa: E402
 from rules.damage import Attack  # noqa: E402
 from rules.notify import Change  # noqa: E402
@@ -39,7 +39,8 @@ from rules.notify import Change  # noqa: E402
 CHANGES, WARM_UP = 60, 10
 PARTS = {
     snapshot: ["cards_for", "roster_of", "open_calls"],
-    screens: ["entries_for", "timeline_for", "render_to_string"],
+    screens: ["timeline_for", "render_to_string"],
+    log_pages: ["entry_for"],
 }
 
 

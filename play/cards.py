@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign
 from characters.models import Character
+from play.kept import row_state, values_state
 from play.party import view_words
 from rules import engine, explained, mapping
 from rules.models import Illness, Wound, WoundKind
@@ -70,6 +71,19 @@ class Card:
     def illnesses(self) -> list[IllnessLine]:
         rows = zip(self.illness_rows, self.health.illnesses, strict=True)
         return [IllnessLine(row, illness) for row, illness in rows]
+
+    @cached_property
+    def drawn_from(self) -> tuple[object, ...]:
+        """Everything the card is worked out from: every stored field of its character, its player, its wounds, its
+        illnesses and their diseases, and the campaign clock. Two cards drawn from equal values show the same thing."""
+        player = self.character.player if self.character.player_id is not None else None
+        return (
+            self.clock,
+            row_state(self.character),
+            row_state(player),
+            tuple(values_state(values) for values in self.wound_values),
+            tuple((row_state(row), row_state(row.disease)) for row in self.illness_rows),
+        )
 
     @property
     def sick(self) -> list[IllnessLine]:

@@ -4,13 +4,22 @@ before it starts ("Sucesos anteriores"). A page is all any screen reads: older p
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event
 from characters.models import Character
+from play.kept import VERSION_MARK, kept
 from play.log import Entry, entry_for
+
+if TYPE_CHECKING:
+    from play.screens import Drawing
+    from play.snapshot import Snapshot
 
 LOG_LENGTH = 40  # entries on the GM's table
 SHEET_LOG_LENGTH = 15  # entries on a character's sheet
@@ -49,9 +58,85 @@ def older_than(events: QuerySet[Event], before: int | None) -> QuerySet[Event]:
 
 
 def log_page(entries: list[Entry], length: int, url: str) -> dict[str, Any]:
-    """A page of a log and, when it was full, the address of the one before it ("Sucesos anteriores")."""
+    """An older page of a log, drawn, and when it was full the address of the one before it ("Sucesos
+    anteriores")."""
     older = next_page(entries, length)
-    return {"log": entries, "log_more": None if older is None else f"{url}?before={older}"}
+    return {
+        "log": [entry_html(entry) for entry in entries],
+        "log_more": None if older is None else f"{url}?before={older}",
+    }
+
+
+def entry_html(entry: Entry, version: str | None = None) -> SafeString:
+    """One entry as a log shows it; in a screen's region marked with the version it was drawn at."""
+    return mark_safe(render_to_string("components/log_entry.html", {"entry": entry, "version": version}))  # noqa: S308
+
+
+def kept_entries(
+    state: Snapshot, ids: list[int], names: dict[int, str], only: int | None, unseen: frozenset[int]
+) -> list[SafeString]:
+    """These events in words and drawn (those about `only`, when given), newest first, each kept (play.kept) under
+    all it is worded from: the event (only whether it was undone ever changes), the names it may use, whose lines it
+    keeps and whom it may not name. Only the events not kept are read whole (one query)."""
+    named = frozenset(names.items())
+    heads = state.heads_of(ids)
+    keys = {pk: ("entry", pk, head.undone, named, only, unseen) for pk, head in heads.items()}
+    keys = {pk: key for pk, key in keys.items() if only is None or only in heads[pk].characters}
+    state.entries([pk for pk, key in keys.items() if not kept.has(key)])
+
+    def drawn(pk: int) -> SafeString:
+        return kept.get(
+            keys[pk], lambda: entry_html(entry_for(state.entries([pk])[0], names, only, unseen), VERSION_MARK)
+        )
+
+    return [drawn(pk) for pk in keys]
+
+
+# --- the log's regions of a screen (play.screens) --------------------------------------------------------------------
+
+
+def log(drawing: Drawing) -> dict[str, Any]:
+    """The GM's log: its latest page on a load; the entries a change added or changed, and the page's end."""
+    url = reverse("campaign_log", args=[drawing.campaign.pk])
+    # Entries name characters as they are called now: a rename words every entry again.
+    full = drawing.touch.roster or drawing.touch.campaign
+    page = drawing.state.log_page
+    return entries_context(drawing, page, LOG_LENGTH, url, "log-more", drawing.state.names, full=full)
+
+
+def sheet_log_entries(drawing: Drawing) -> dict[str, Any]:
+    """A sheet's log: only the events about its character, only their lines about it, a hidden healer unnamed."""
+    character = drawing.sheet
+    if character is None:
+        return {"log": [], "log_more": None, "more_id": "sheet-log-more", "whole": True}
+    about = drawing.campaign.events.filter(characters__contains=[character.pk]).order_by("-id")
+    page = drawing.state.read_heads(about[:SHEET_LOG_LENGTH])
+    url = reverse("character_log", args=[drawing.campaign.pk, character.pk])
+    names = {character.pk: character.name}
+    # Who may be named can change with the roster (a healer hidden): then every entry is worded again.
+    full = drawing.touch.roster or drawing.touch.campaign
+    context = entries_context(drawing, page, SHEET_LOG_LENGTH, url, "sheet-log-more", names, character.pk, full)
+    return {**context, "empty": _("Nada todavía.")}
+
+
+def entries_context(
+    drawing: Drawing,
+    page: list[int],
+    length: int,
+    url: str,
+    more_id: str,
+    names: dict[int, str],
+    only: int | None = None,
+    full: bool = False,
+) -> dict[str, Any]:
+    """A log's latest page (the ids of its `length` newest entries) and where the page before it starts ("Sucesos
+    anteriores"): on a load every entry of it; for a change only the entries it added or changed (screen.js puts them
+    in order)."""
+    chosen = page if full or drawing.touch.everything else list(drawing.touch.entries)
+    entries = kept_entries(drawing.state, chosen, names, only, drawing.kept)
+    older = page[-1] if len(page) == length else None
+    log_more = None if older is None else f"{url}?before={older}"
+    return {"log": entries, "log_more": log_more, "more_id": more_id, "whole": chosen is page}
 
 
 def next_page(entries: list[Entry], length: int) -> int | None:

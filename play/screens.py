@@ -12,7 +12,7 @@ Every region is marked with the campaign version it was drawn at, so that an old
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
 from typing import Any
@@ -20,10 +20,8 @@ from typing import Any
 from django.http import HttpRequest
 from django.template import engines
 from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext as _
 
 from campaigns.access import Audience, seen_as, table_of
 from campaigns.models import Campaign, Event, Invitation, PartyView
@@ -31,8 +29,9 @@ from characters.models import Character
 from play.cards import Card
 from play.forms.advance import AdvanceForm
 from play.forms.party import PartyViewForm
+from play.kept import CSRF_MARK, VERSION_MARK, fill, kept, row_state
 from play.log import entry_for
-from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, entries_for
+from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, log, sheet_log_entries
 from play.party import companion
 from play.snapshot import Snapshot
 from play.timeline import timeline_for
@@ -122,6 +121,7 @@ class Drawing:
     site: str  # scheme and host, for the links people copy (invitations)
     request: HttpRequest | None = None  # a page or an answer (CSRF tokens for forms without script); None: a stream
     touch: Touch = EVERYTHING
+    marked: bool = False  # drawn to be kept (play.kept): marks where the CSRF token and the version go
 
     @property
     def campaign(self) -> Campaign:
@@ -176,6 +176,26 @@ class Drawing:
     def render(self, template: str, context: dict[str, Any]) -> SafeString:
         return mark_safe(render_to_string(template, {**self.base, **context}))  # noqa: S308
 
+    @cached_property
+    def csrf_token(self) -> str | None:
+        return None if self.request is None else str(self.base["csrf_token"])
+
+    def render_card(self, template: str, card: Card) -> SafeString:
+        """Something of a card's (its shell, a region of it) drawn from the card and how this screen shows it alone
+        (no request, no context processors), and kept under those (play.kept): a page of 40 unchanged cards draws
+        none of them again. Its marks are filled in by the region that holds it (`element`)."""
+        invitation = self.invitation(card)
+        how = (self.read_only, self.site, self.request is not None)
+        context = {"card": card, "invitation": invitation, "read_only": self.read_only, "site": self.site}
+
+        def draw() -> SafeString:
+            marked = replace(self, marked=True)
+            mark = CSRF_MARK if self.request is not None else None
+            html = render_to_string(template, {**context, "csrf_token": mark, "drawing": marked})
+            return mark_safe(html)  # noqa: S308 — a template's own output
+
+        return kept.get((template, card.drawn_from, row_state(invitation), how), draw)
+
 
 # --- regions ---------------------------------------------------------------------------------------------------------
 
@@ -196,10 +216,15 @@ class Region:
     per_card: bool = False  # one per card the screen shows ("card-12")
 
 
-def element(drawing: Drawing, region: Region, context: dict[str, Any], name: str | None = None) -> SafeString:
+def element(
+    drawing: Drawing, region: Region, context: dict[str, Any], name: str | None = None, card: Card | None = None
+) -> SafeString:
     """A region as the page has it: its element, marked with the version it was drawn at, around its content."""
-    inner = drawing.render(region.template, context)
-    attrs = {"id": name or region.name, **region.attrs, "data-how": region.how, "data-v": str(drawing.campaign.version)}
+    inner = drawing.render(region.template, context) if card is None else drawing.render_card(region.template, card)
+    if not drawing.marked:  # what it holds of kept drawings (play.kept) made whole
+        inner = fill(inner, drawing.csrf_token, drawing.campaign.version)
+    version = VERSION_MARK if drawing.marked else str(drawing.campaign.version)
+    attrs = {"id": name or region.name, **region.attrs, "data-how": region.how, "data-v": version}
     attributes = format_html_join(" ", '{}="{}"', attrs.items())
     return format_html("<{} {}>{}</{}>", region.tag, attributes, inner, region.tag)
 
@@ -209,7 +234,8 @@ def clock(drawing: Drawing) -> dict[str, Any]:
 
 
 def cards(drawing: Drawing) -> dict[str, Any]:
-    return {"cards": drawing.cards}
+    """Every card in its shell (components/card.html#card), each kept whole while its card is unchanged."""
+    return {"shells": [drawing.render_card("components/card.html#card", card) for card in drawing.cards]}
 
 
 def calls(drawing: Drawing) -> dict[str, Any]:
@@ -227,51 +253,6 @@ def party_view(drawing: Drawing) -> dict[str, Any]:
 def undo(drawing: Drawing) -> dict[str, Any]:
     undoable = drawing.state.undoable
     return {"undo": None if undoable is None else entry_for(undoable, drawing.state.names)}
-
-
-def log(drawing: Drawing) -> dict[str, Any]:
-    """The GM's log: its latest page on a load; the entries a change added or changed, and the page's end."""
-    url = reverse("campaign_log", args=[drawing.campaign.pk])
-    # Entries name characters as they are called now: a rename words every entry again.
-    full = drawing.touch.roster or drawing.touch.campaign
-    page = drawing.state.log_page
-    return entries_context(drawing, page, LOG_LENGTH, url, "log-more", drawing.state.names, full=full)
-
-
-def sheet_log_entries(drawing: Drawing) -> dict[str, Any]:
-    """A sheet's log: only the events about its character, only their lines about it, a hidden healer unnamed."""
-    character = drawing.sheet
-    if character is None:
-        return {"log": [], "log_more": None, "more_id": "sheet-log-more", "whole": True}
-    about = drawing.campaign.events.filter(characters__contains=[character.pk]).order_by("-id")
-    page = list(about.values_list("pk", flat=True)[:SHEET_LOG_LENGTH])
-    url = reverse("character_log", args=[drawing.campaign.pk, character.pk])
-    names = {character.pk: character.name}
-    # Who may be named can change with the roster (a healer hidden): then every entry is worded again.
-    full = drawing.touch.roster or drawing.touch.campaign
-    context = entries_context(drawing, page, SHEET_LOG_LENGTH, url, "sheet-log-more", names, character.pk, full)
-    return {**context, "empty": _("Nada todavía.")}
-
-
-def entries_context(
-    drawing: Drawing,
-    page: list[int],
-    length: int,
-    url: str,
-    more_id: str,
-    names: dict[int, str],
-    only: int | None = None,
-    full: bool = False,
-) -> dict[str, Any]:
-    """A log's latest page (the ids of its `length` newest entries) and where the page before it starts ("Sucesos
-    anteriores"): on a load every entry of it; for a change only the entries it added or changed (screen.js puts them
-    in order)."""
-    chosen = page if full or drawing.touch.everything else list(drawing.touch.entries)
-    events = [event for event in drawing.state.entries(chosen) if only is None or only in event.characters]
-    entries = entries_for(events, names, only, drawing.kept)
-    older = page[-1] if len(page) == length else None
-    log_more = None if older is None else f"{url}?before={older}"
-    return {"log": entries, "log_more": log_more, "more_id": more_id, "whole": chosen is page}
 
 
 def my_checks(drawing: Drawing) -> dict[str, Any]:
@@ -434,8 +415,7 @@ def draw_region(
     region = REGIONS[name]
     if region.per_card:
         assert card is not None
-        context = {"card": card, "invitation": drawing.invitation(card)}
-        return element(drawing, region, context, f"{name}-{card.character.pk}")
+        return element(drawing, region, {}, f"{name}-{card.character.pk}", card)
     return element(drawing, region, region.draw(drawing) if given is None else given)
 
 

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from django.db.models import QuerySet
+
 from campaigns.access import Roster, roster_of
 from campaigns.models import Campaign, Event, Invitation
 from characters.models import Character
@@ -23,10 +25,20 @@ from rules.events import EventKind
 from rules.models import CalledCheck
 
 
+@dataclass(frozen=True)
+class Head:
+    """Of a log entry, what says whether it is kept (play.log_pages): whether it was undone (all that changes of an
+    event) and whom it is about."""
+
+    undone: bool
+    characters: tuple[int, ...]
+
+
 @dataclass
 class Snapshot:
     campaign: Campaign  # fresh: its version marks every region drawn from the snapshot
     events: dict[int, Event] = field(default_factory=dict)  # log entries read so far, by id
+    heads: dict[int, Head] = field(default_factory=dict)  # what a kept entry is found by (play.kept), by id
 
     def knowing(self, event: Event | None) -> Snapshot:
         """This snapshot with the event an action just logged at hand: the log's new entry and, unless it is an undo
@@ -89,7 +101,26 @@ class Snapshot:
     @cached_property
     def log_page(self) -> list[int]:
         """The ids of the GM's log's latest page, newest first."""
-        return list(self.campaign.events.order_by("-id").values_list("pk", flat=True)[:LOG_LENGTH])
+        return self.read_heads(self.campaign.events.order_by("-id")[:LOG_LENGTH])
+
+    def read_heads(self, events: QuerySet[Event]) -> list[int]:
+        """The heads of these events (one query; their states and payloads are read only for an entry not kept),
+        and their ids."""
+        rows = events.values_list("pk", "undone", "characters")
+        self.heads.update((pk, Head(undone, tuple(characters))) for pk, undone, characters in rows)
+        return [pk for pk, _undone, _characters in rows]
+
+    def heads_of(self, ids: Iterable[int]) -> dict[int, Head]:
+        """The heads of these events, newest first, each read once whoever asks."""
+        wanted = sorted(set(ids), reverse=True)
+        missing = [pk for pk in wanted if pk not in self.heads and pk not in self.events]
+        if missing:
+            self.read_heads(self.campaign.events.filter(pk__in=missing))
+        for pk in wanted:
+            if pk in self.events:
+                event = self.events[pk]
+                self.heads[pk] = Head(event.undone, tuple(event.characters))
+        return {pk: self.heads[pk] for pk in wanted if pk in self.heads}
 
     def entries(self, ids: Iterable[int]) -> list[Event]:
         """These events, newest first, each read once whoever asks."""

@@ -1,0 +1,86 @@
+"""Drawings kept by what they are drawn from, so that a page does not draw the same card twice (issue 22).
+
+A card's regions depend only on the card's rows, the campaign clock and how the screen shows it; kept under all of
+that (with the language and the URL prefix), a kept drawing is never stale: a change of anything it shows is a new key,
+and the old one ages out. What differs from drawing to drawing although the rows do not — the CSRF token of a form that
+works without script, the campaign version every region is marked with — is drawn as a mark and put in when the
+drawing is made (`fill`)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+
+from django.db import models
+from django.urls import get_script_prefix
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
+
+# Drawn where a form's CSRF token and a region's version go: no text typed by a user can hold a NUL (every field
+# refuses it).
+CSRF_MARK = "\x00csrf\x00"
+VERSION_MARK = "\x00v\x00"
+SIZE = 4096  # drawings kept per process: two regions of 2,000 cards
+
+
+class Kept:
+    """The most recently used drawings, `size` at most, shared by the threads of one process."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.drawings: OrderedDict[Hashable, SafeString] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def has(self, key: Hashable) -> bool:
+        with self.lock:
+            return (key, get_language(), get_script_prefix()) in self.drawings
+
+    def get(self, key: Hashable, draw: Callable[[], SafeString]) -> SafeString:
+        key = (key, get_language(), get_script_prefix())
+        with self.lock:
+            html = self.drawings.get(key)
+            if html is not None:
+                self.drawings.move_to_end(key)
+                return html
+        html = draw()  # outside the lock: two threads may draw the same thing once each, never wait for each other
+        with self.lock:
+            self.drawings[key] = html
+            if len(self.drawings) > self.size:
+                self.drawings.popitem(last=False)
+        return html
+
+    def clear(self) -> None:
+        with self.lock:
+            self.drawings.clear()
+
+
+kept = Kept(SIZE)
+
+
+def fill(html: SafeString, csrf_token: str | None, version: int) -> SafeString:
+    """A kept drawing made whole for one drawing: its marks replaced by the page's CSRF token (none for a stream) and
+    the campaign version it is drawn at."""
+    if "\x00" not in html:
+        return html
+    filled = html.replace(CSRF_MARK, escape(csrf_token or "")).replace(VERSION_MARK, str(version))
+    return mark_safe(filled)  # noqa: S308 — a template's own output
+
+
+def row_state(row: models.Model | None) -> tuple[object, ...]:
+    """Every stored field of a row, as a key: two rows of equal fields draw alike."""
+    if row is None:
+        return ()
+    return tuple(_hashable(getattr(row, field.attname)) for field in row._meta.concrete_fields)
+
+
+def values_state(values: tuple[object, ...]) -> tuple[object, ...]:
+    return tuple(_hashable(value) for value in values)
+
+
+def _hashable(value: object) -> object:
+    if isinstance(value, dict | list):
+        return json.dumps(value, sort_keys=True)
+    return value

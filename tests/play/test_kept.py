@@ -1,0 +1,105 @@
+"""Kept drawings are never stale (play.kept, issue 22): after any change, every screen drawn with what the process
+keeps — cards, their shells, log entries — equals the same screen drawn with nothing kept, byte for byte but for the
+page's CSRF token; and a second load of the table reads no log entry whole."""
+
+import re
+from collections.abc import Callable
+
+import pytest
+
+from campaigns.models import Campaign
+from characters.models import Character
+from play.kept import kept
+from rules import actions
+from rules.actions import DiseaseSheet, Sheet
+from rules.damage import Attack
+from rules.engine import DAY
+from rules.models import Category, Disease
+from tests.helpers import World, client_for, fall_ill, reload
+
+CSRF = re.compile(r'(name="csrfmiddlewaretoken" value=|"X-CSRFToken": )"[^"]*"')
+
+
+def screens(world: World) -> dict[str, str]:
+    """The GM's table, a player's page, and a sheet as its player and as the GM see it."""
+    campaign, character = world.campaign_a.pk, world.char_a1.pk
+    urls = {
+        "table": (world.gm_a, f"/campaigns/{campaign}/"),
+        "page": (world.player_a, f"/campaigns/{campaign}/"),
+        "sheet": (world.player_a, f"/campaigns/{campaign}/characters/{character}/"),
+        "gm sheet": (world.gm_a, f"/campaigns/{campaign}/characters/{character}/"),
+    }
+    drawn = {}
+    for name, (user, url) in urls.items():
+        response = client_for(user).get(url)
+        assert response.status_code == 200, (name, response.status_code)
+        drawn[name] = CSRF.sub(r'\1"…"', response.content.decode())
+    return drawn
+
+
+def rename(world: World) -> None:
+    row = reload(world.char_a1)
+    sheet = Sheet(row.name + " la Roja", row.constitution, row.jump, row.heal_wounds, row.weight_kg, row.notes)
+    actions.edit_character(
+        world.campaign_a, row, Sheet(**{**sheet.__dict__, "player_id": row.player_id}), by=world.gm_a
+    )
+
+
+def disease_edited(world: World) -> None:
+    actions.add_disease(world.campaign_a, DiseaseSheet("Fiebre amarilla", Category.SERIOUS, -1, 1), by=world.gm_a)
+    found = Disease.objects.get(campaign=world.campaign_a, name="Fiebre amarilla")
+    fall_ill(world, world.char_a1, found)
+    screens(world)
+    actions.edit_disease(world.campaign_a, found, DiseaseSheet("Fiebre negra", Category.SERIOUS, -3, 2), by=world.gm_a)
+
+
+def player_renamed(world: World) -> None:
+    world.player_a.username = "ana-la-nueva"
+    world.player_a.save()
+
+
+CHANGES: dict[str, Callable[[World], object]] = {
+    "damage": lambda w: actions.apply_damage(w.campaign_a, [w.char_a1], Attack(amount=3), by=w.gm_a),
+    "a day passes": lambda w: actions.advance_clock(w.campaign_a, DAY, by=w.gm_a),
+    "undo": lambda w: actions.undo(w.campaign_a, by=w.gm_a),
+    "rename": rename,
+    "invitation revoked": lambda w: actions.revoke_invitation(w.campaign_a, w.invite_a, by=w.gm_a),
+    "invitation made": lambda w: actions.create_invitation(w.campaign_a, w.npc_a, by=w.gm_a),
+    "disease edited": disease_edited,
+    "the player renamed": player_renamed,
+    "removed": lambda w: actions.remove_character(w.campaign_a, w.char_a2, by=w.gm_a),
+}
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_kept_drawing_equals_a_fresh_one_after_any_change(world: World, change: str):
+    actions.apply_damage(world.campaign_a, [world.char_a1, world.char_a2], Attack(amount=5), by=world.gm_a)
+    screens(world)  # what every screen shows is kept now
+    CHANGES[change](world)
+    with_kept = screens(world)
+    kept.clear()
+    fresh = screens(world)
+    for name, html in fresh.items():
+        assert with_kept[name] == html, (change, name)
+
+
+def test_a_second_load_of_the_table_reads_no_entry_whole(world: World, django_assert_num_queries):
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=2), by=world.gm_a)
+    client = client_for(world.gm_a)
+    url = f"/campaigns/{world.campaign_a.pk}/"
+    kept.clear()
+    with django_assert_num_queries(11):  # the log's entries, read whole to be worded
+        client.get(url)
+    with django_assert_num_queries(10):
+        second = client.get(url)
+    assert "Ataque físico directo" in second.content.decode()
+
+
+def test_cards_kept_for_one_campaign_are_not_another_campaigns(world: World):
+    """Two characters with equal rows in two campaigns are drawn alike but link to their own campaign."""
+    other = Campaign.objects.get(pk=world.campaign_b.pk)
+    twin = Character.objects.create(campaign=other, name=world.npc_a.name, constitution=world.npc_a.constitution)
+    screens(world)
+    page = client_for(world.gm_b).get(f"/campaigns/{other.pk}/").content.decode()
+    assert f"/campaigns/{other.pk}/characters/{twin.pk}/" in page
+    assert f"/campaigns/{world.campaign_a.pk}/" not in page
