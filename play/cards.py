@@ -13,6 +13,7 @@ from campaigns.models import Campaign
 from characters.models import Character
 from play.party import view_words
 from rules import engine, explained, mapping
+from rules.explained import signed
 from rules.models import Illness, Wound, WoundKind
 
 
@@ -137,10 +138,6 @@ def penalty_words(health: engine.Health) -> list[str]:
         if penalties.other:
             words.append(_("%(n)s a las demás tiradas") % {"n": signed(penalties.other)})
     return words
-
-
-def signed(number: int) -> str:
-    return f"−{-number}" if number < 0 else f"+{number}"
 
 
 def wound_lines(health: engine.Health) -> list[WoundLine]:

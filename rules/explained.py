@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy
 
 from campaigns.clock import format_duration
 from rules import engine
-from rules.models import BUILTIN_DISEASES, Category, WoundKind
+from rules.models import BUILTIN_DISEASES, Category, WoundKind, disease_name
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,13 @@ class Section:
 
 
 def signed(number: int) -> str:
+    """A modifier as the app writes it: "+2", "−2" (a true minus sign, U+2212, never a hyphen), "0"."""
     return f"−{-number}" if number < 0 else f"+{number}" if number > 0 else "0"
+
+
+def minus(number: int) -> str:
+    """A number that may be negative (a roll's total): "−3" with a true minus sign, else as it is."""
+    return f"−{-number}" if number < 0 else str(number)
 
 
 def why(anchor: str) -> str:
@@ -306,7 +312,7 @@ def illness() -> Section:
         Row(
             f"disease-{index}",
             [
-                name,
+                disease_name(name),
                 str(categories[category]),
                 signed(penalty),
                 "—" if per_week is None else str(per_week),

@@ -19,10 +19,10 @@ class DiseaseForm(ActionForm[Actor, actions.Outcome], forms.Form):
     """What a person can get wrong in a disease; rules.actions checks the rest (the name, the weekly loss). A new
     disease of the campaign's, or `disease` edited."""
 
-    name = forms.CharField(label=_("nombre"), max_length=80)
-    category = forms.ChoiceField(label=_("categoría"), choices=Category.choices)
+    name = forms.CharField(label=_("Nombre"), max_length=80)
+    category = forms.ChoiceField(label=_("Categoría"), choices=Category.choices)
     penalty = WholeNumberField(
-        label=_("penalización a todas las tiradas"),
+        label=_("Penalización a todas las tiradas"),
         min_value=PENALTY_MIN,
         max_value=0,
         help_text=_("Un número entero ≤ 0."),
