@@ -118,40 +118,38 @@ PLURAL_WORDS = [
     ngettext_lazy(
         "Ensure this value has at most %(limit_value)d character (it has %(show_value)d).",
         "Ensure this value has at most %(limit_value)d characters (it has %(show_value)d).",
-        "count",
+        2,
     ),
     ngettext_lazy(
         "Ensure this value has at least %(limit_value)d character (it has %(show_value)d).",
         "Ensure this value has at least %(limit_value)d characters (it has %(show_value)d).",
-        "count",
+        2,
     ),
     ngettext_lazy(
         "Ensure that there are no more than %(max)s digit in total.",
         "Ensure that there are no more than %(max)s digits in total.",
-        "count",
+        2,
     ),
     ngettext_lazy(
         "Ensure that there are no more than %(max)s decimal place.",
         "Ensure that there are no more than %(max)s decimal places.",
-        "count",
+        2,
     ),
     ngettext_lazy(
         "Ensure that there are no more than %(max)s digit before the decimal point.",
         "Ensure that there are no more than %(max)s digits before the decimal point.",
-        "count",
+        2,
     ),
     ngettext_lazy(
         "Ensure this filename has at most %(max)d character (it has %(length)d).",
         "Ensure this filename has at most %(max)d characters (it has %(length)d).",
-        "count",
+        2,
     ),
     ngettext_lazy(
         "Your password must contain at least %(min_length)d character.",
         "Your password must contain at least %(min_length)d characters.",
-        "count",
+        2,
     ),
-    ngettext_lazy(
-        "%(count)s %(name)s was changed successfully.", "%(count)s %(name)s were changed successfully.", "count"
-    ),
-    ngettext_lazy("Please correct the error below.", "Please correct the errors below.", "count"),
+    ngettext_lazy("%(count)s %(name)s was changed successfully.", "%(count)s %(name)s were changed successfully.", 2),
+    ngettext_lazy("Please correct the error below.", "Please correct the errors below.", 2),
 ]

@@ -242,5 +242,5 @@ def test_english_durations_read_back():
     with translation.override("en"):
         for seconds in (YEAR + 2 * MONTH + WEEK + DAY + HOUR + MINUTE + 1, 2 * YEAR, 3 * MONTH):
             assert parse_duration(format_duration(seconds)) == seconds
-        with pytest.raises(ValueError, match="«lunas»"):
+        with pytest.raises(ValueError, match="“lunas”"):
             parse_duration("2 lunas")
