@@ -13,8 +13,8 @@ from campaigns.models import Campaign
 from characters.models import Character
 from play.party import view_words
 from rules import engine, explained, mapping
-from rules.explained import signed
 from rules.models import Illness, Wound, WoundKind
+from rules.signs import signed
 
 
 @dataclass

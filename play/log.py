@@ -16,6 +16,7 @@ from play.party import view_words
 from rules import events, explained, mapping
 from rules.explained import check_anchor
 from rules.models import Category, disease_name
+from rules.signs import minus
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -147,7 +148,7 @@ def roll_text(roll: events.Roll) -> str:
         "name": roll.name,
         "check": check,
         "parts": " ".join(parts),
-        "total": explained.minus(roll.total),
+        "total": minus(roll.total),
         "difficulty": roll.difficulty,
         "result": result,
     }

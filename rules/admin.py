@@ -7,7 +7,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from rules import actions
-from rules.explained import signed
+from rules.signs import signed
 
 from .models import CalledCheck, Disease, Illness, Wound
 

@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy
 from campaigns.clock import format_duration
 from rules import engine
 from rules.models import BUILTIN_DISEASES, Category, WoundKind, disease_name
+from rules.signs import signed
 
 
 @dataclass(frozen=True)
@@ -31,16 +32,6 @@ class Section:
     lines: list[tuple[str, str]] = field(default_factory=list)  # (anchor, text)
     headers: list[str] = field(default_factory=list)
     rows: list[Row] = field(default_factory=list)
-
-
-def signed(number: int) -> str:
-    """A modifier as the app writes it: "+2", "−2" (a true minus sign, U+2212, never a hyphen), "0"."""
-    return f"−{-number}" if number < 0 else f"+{number}" if number > 0 else "0"
-
-
-def minus(number: int) -> str:
-    """A number that may be negative (a roll's total): "−3" with a true minus sign, else as it is."""
-    return f"−{-number}" if number < 0 else str(number)
 
 
 def why(anchor: str) -> str:

@@ -13,6 +13,7 @@ from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from rules import engine
+from rules.signs import minus
 
 if TYPE_CHECKING:
     from campaigns.models import Campaign
@@ -82,7 +83,7 @@ def disease_errors(category: str, penalty: int | None, pg_per_week: int | None) 
     """What is wrong with a disease's numbers, by field (RULES.md section 5); empty when nothing is."""
     errors: dict[str, object] = {}
     if penalty is not None and not PENALTY_MIN <= penalty <= 0:
-        errors["penalty"] = _("La penalización debe estar entre %(low)s y 0.") % {"low": PENALTY_MIN}
+        errors["penalty"] = _("La penalización debe estar entre %(low)s y 0.") % {"low": minus(PENALTY_MIN)}
     if category == Category.SERIOUS and (pg_per_week is None or not 1 <= pg_per_week <= PG_PER_WEEK_MAX):
         errors["pg_per_week"] = _("Una enfermedad grave pierde entre 1 y %(max)s PG por semana.") % {
             "max": PG_PER_WEEK_MAX

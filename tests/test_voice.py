@@ -152,7 +152,7 @@ def test_every_form_speaks_in_our_voice(world: World, language):
     assert faults(language, texts) == []
     said = " ".join(texts)
     if language == "es":  # the messages the issue found, now ours
-        assert "Asegúrate de que este valor sea menor o igual que" in said
+        assert "Asegúrate de que este valor sea menor o igual a" in said
         assert "Escribe como mucho 80 caracteres (tiene 5000)." in said
         assert "Tu contraseña no puede tener solo números." in said
 

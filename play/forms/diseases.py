@@ -13,6 +13,7 @@ from play.forms.fields import WholeNumberField
 from rules import actions
 from rules.actions import Actor, DiseaseSheet
 from rules.models import PENALTY_MIN, PG_PER_WEEK_MAX, Category, Disease
+from rules.signs import minus
 
 
 class DiseaseForm(ActionForm[Actor, actions.Outcome], forms.Form):
@@ -43,7 +44,9 @@ class DiseaseForm(ActionForm[Actor, actions.Outcome], forms.Form):
         super().__init__(*args, **kwargs)
         self.campaign = campaign
         self.disease = disease
-        self.fields["penalty"].error_messages["max_value"] = _("La penalización debe ser 0 o negativa.")
+        messages = self.fields["penalty"].error_messages
+        messages["max_value"] = _("La penalización debe ser 0 o negativa.")
+        messages["min_value"] = _("La penalización debe estar entre %(low)s y 0.") % {"low": minus(PENALTY_MIN)}
 
     def sheet(self) -> DiseaseSheet:
         data = self.cleaned_data

@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 from campaigns.clock import format_clock, format_duration, spoken_duration
 from play.cards import Card
 from play.screens import draw_region
-from rules.explained import signed
+from rules.signs import signed
 
 register = template.Library()
 
