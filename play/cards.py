@@ -15,6 +15,7 @@ from play.kept import row_state, values_state
 from play.party import view_words
 from rules import engine, explained, mapping
 from rules.models import Illness, Wound, WoundKind
+from rules.signs import signed
 
 
 @dataclass
@@ -151,10 +152,6 @@ def penalty_words(health: engine.Health) -> list[str]:
         if penalties.other:
             words.append(_("%(n)s a las demás tiradas") % {"n": signed(penalties.other)})
     return words
-
-
-def signed(number: int) -> str:
-    return f"−{-number}" if number < 0 else f"+{number}"
 
 
 def wound_lines(health: engine.Health) -> list[WoundLine]:

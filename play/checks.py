@@ -50,7 +50,7 @@ class CheckLine:
         if self.row.kind == CheckKind.FALL:
             return _("%(check)s (%(height)s m)") % {"check": label, "height": self.row.height_m}
         if self.row.disease is not None:
-            return _("%(check)s (%(disease)s)") % {"check": label, "disease": self.row.disease.name}
+            return _("%(check)s (%(disease)s)") % {"check": label, "disease": self.row.disease.shown_name}
         return label
 
     @property

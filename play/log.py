@@ -15,7 +15,8 @@ from campaigns.models import Event
 from play.party import view_words
 from rules import events, explained, mapping
 from rules.explained import check_anchor
-from rules.models import Category
+from rules.models import Category, disease_name
+from rules.signs import minus
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -110,7 +111,7 @@ class Story:
 def penalty_label(label: str) -> str:
     if label == "pg":
         return _("PG bajos")
-    return label.removeprefix("illness:")
+    return disease_name(label.removeprefix("illness:"))
 
 
 class Explained(str):
@@ -139,6 +140,7 @@ def roll_text(roll: events.Roll) -> str:
     check, base = CHECK_NAMES[roll.check]
     if roll.protected:
         return _("%(name)s — %(check)s: protegido hoy, sin tirada") % {"name": roll.name, "check": check}
+    assert roll.total is not None  # every roll made has its total; only a protected one has none
     parts = [f"1d{roll.sides} ({roll.die})", f"+ {base} {roll.modifier}"]
     parts += penalty_terms(roll.penalties)
     result = _("éxito") if roll.success else _("fallo")
@@ -146,7 +148,7 @@ def roll_text(roll: events.Roll) -> str:
         "name": roll.name,
         "check": check,
         "parts": " ".join(parts),
-        "total": roll.total,
+        "total": minus(roll.total),
         "difficulty": roll.difficulty,
         "result": result,
     }
@@ -188,14 +190,14 @@ def damage(story: Story, payload: events.Damage) -> tuple[str, list[str]]:
     title = _("Daño: %(kind)s") % {"kind": payload.kind.label}
     lines = [text] if (text := damage_inputs(payload)) else []
     if payload.dice is not None:
-        lines.append(_("Tirada de daño: %(detail)s") % {"detail": payload.dice.detail})
+        lines.append(_("Tirada de daño: %(detail)s") % {"detail": payload.dice.detail.replace("-", "−")})
     lines += story.rolls(payload.rolls) + story.answered(payload.call) + story.skipped(payload.skipped)
     lines += losses(story, payload)
     return title, lines + story.deaths()
 
 
 def losses(story: Story, payload: events.Damage | events.Exertion) -> list[str]:
-    """Each character's loss with its PG before and after: "Aldara pierde 7 PG (80 → 73)"."""
+    """Each character's loss with its PG before and after: "Aldara pierde 7 PG (80 → 73)", or "Borin: sin daño"."""
     lines = []
     for pk, lost in payload.damage.items():
         if not story.mine(pk):
@@ -206,6 +208,8 @@ def losses(story: Story, payload: events.Damage | events.Exertion) -> list[str]:
             lines.append(
                 _("%(name)s ya había muerto: la herida (%(pg)s PG) queda anotada") % {"name": name, "pg": lost}
             )
+        elif before == after:  # a fall or an exertion check passed, an attack of 0
+            lines.append(_("%(name)s: sin daño") % {"name": name})
         else:
             message = _("%(name)s pierde %(pg)s PG (%(before)s → %(after)s)")
             lines.append(message % {"name": name, "pg": before - after, "before": before, "after": after})
@@ -220,7 +224,7 @@ def advance(story: Story, payload: events.Advance) -> tuple[str, list[str]]:
 
 @words(events.Expose)
 def expose(story: Story, payload: events.Expose) -> tuple[str, list[str]]:
-    title = _("Exposición a %(disease)s") % {"disease": payload.disease}
+    title = _("Exposición a %(disease)s") % {"disease": disease_name(payload.disease)}
     lines = story.rolls(payload.rolls) + story.answered(payload.call) + story.skipped(payload.skipped)
     lines += [_("%(name)s enferma") % {"name": story.name(pk)} for pk in payload.fell_ill if story.mine(pk)]
     return title, lines
@@ -239,7 +243,7 @@ def treat_wounds(story: Story, payload: events.TreatWounds) -> tuple[str, list[s
 def treat_illness(story: Story, payload: events.TreatIllness) -> tuple[str, list[str]]:
     title = _("%(healer)s trata %(disease)s de %(patient)s") % {
         "healer": story.healer(payload),
-        "disease": payload.disease,
+        "disease": disease_name(payload.disease),
         "patient": story.patient(),
     }
     return title, cured_line(payload)
@@ -249,7 +253,7 @@ def treat_illness(story: Story, payload: events.TreatIllness) -> tuple[str, list
 def medicate(story: Story, payload: events.Medicate) -> tuple[str, list[str]]:
     title = _("%(patient)s toma medicamentos para %(disease)s") % {
         "patient": story.patient(),
-        "disease": payload.disease,
+        "disease": disease_name(payload.disease),
     }
     return title, cured_line(payload)
 
@@ -421,7 +425,7 @@ def called_check(payload: events.CheckCalled | events.CheckCancelled) -> str:
             "difficulty": payload.difficulty,
         }
     if payload.disease is not None:
-        return _("%(check)s a %(disease)s") % {"check": check, "disease": payload.disease}
+        return _("%(check)s a %(disease)s") % {"check": check, "disease": disease_name(payload.disease)}
     return check
 
 

@@ -11,7 +11,7 @@ from django.utils.translation import ngettext
 
 from campaigns.clock import format_clock, format_duration
 from rules import queries
-from rules.models import WoundKind
+from rules.models import WoundKind, disease_name
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,7 @@ class Row:
     rests: bool
     lines: list[str]
     dies: bool
+    dead: bool  # already dead: the advance changes nothing for them, rest or not
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ def row_of(character: queries.CharacterPreview) -> Row:
         character.resting,
         healed_lines(character) + recovered_lines(character) + loss_lines(character) + death_lines(character),
         shown.died_at is not None,
+        before.dead,
     )
 
 
@@ -90,7 +92,7 @@ def recovered_lines(character: queries.CharacterPreview) -> list[str]:
 
 def loss_lines(character: queries.CharacterPreview) -> list[str]:
     """Each illness's weekly losses: how many, how much, the first and the last."""
-    names = {illness.identity: illness.name for illness in character.before.illnesses}
+    names = {illness.identity: disease_name(illness.name) for illness in character.before.illnesses}
     by_illness: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for wound in character.preview.losses:
         if wound.kind == "illness":

@@ -18,7 +18,7 @@ from characters.models import Character
 from rules import engine, events, mapping
 from rules.events import EventKind
 from rules.explained import penalty_bands
-from rules.models import WoundKind
+from rules.models import WoundKind, disease_name
 
 WIDTH, HEIGHT = 360, 190
 LEFT, RIGHT, TOP, BOTTOM = 34, 10, 10, 24  # room for the axis labels
@@ -138,14 +138,14 @@ def markers_of(
         if wound.kind != "illness"  # the weekly losses show in the line itself
     ]
     found += [
-        Marker(illness.since, after.pg, "ill", _("Enferma: %(name)s") % {"name": illness.name})
+        Marker(illness.since, after.pg, "ill", _("Enferma: %(name)s") % {"name": disease_name(illness.name)})
         for illness in after.illnesses[len(before.illnesses) :]
     ]
     treatment = treatment_of(payload)
     if treatment:
         found.append(Marker(event.clock_after, after.pg, "treated", treatment))
     found += [
-        Marker(now.cured_at, after.pg, "cured", _("Curada: %(name)s") % {"name": now.name})
+        Marker(now.cured_at, after.pg, "cured", _("Curada: %(name)s") % {"name": disease_name(now.name)})
         for was, now in zip(before.illnesses, after.illnesses, strict=False)
         if now.cured_at is not None and was.cured_at is None
     ]
@@ -159,9 +159,9 @@ def treatment_of(payload: events.Payload | None) -> str:
     if isinstance(payload, events.TreatWounds):
         return _("Heridas tratadas")
     if isinstance(payload, events.TreatIllness):
-        return _("%(disease)s tratada") % {"disease": payload.disease}
+        return _("%(disease)s tratada") % {"disease": disease_name(payload.disease)}
     if isinstance(payload, events.Medicate):
-        return _("Medicamentos para %(disease)s") % {"disease": payload.disease}
+        return _("Medicamentos para %(disease)s") % {"disease": disease_name(payload.disease)}
     return ""
 
 

@@ -5,16 +5,11 @@ from django.contrib import admin
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import gettext_noop
 
 from rules import actions
+from rules.signs import signed
 
 from .models import CalledCheck, Disease, Illness, Wound
-
-# Django asks for these in the admin and in forms, and its Spanish catalogue leaves them blank ("Search
-# enfermedades"): ours has them.
-ADMIN_SEARCH_HEADING = gettext_noop("Search %(name)s")
-BLANK_CHOICE = gettext_noop("- Select an option -")  # Django 6's empty choice of a select
 
 
 class SiteDiseaseForm(forms.ModelForm):
@@ -35,11 +30,15 @@ class DiseaseAdmin(admin.ModelAdmin):
     changes them on the campaign's diseases page (logged and undoable there): here they are read only."""
 
     form = SiteDiseaseForm
-    list_display = ["name", "category", "penalty", "pg_per_week", "campaign", "builtin", "retired"]
+    list_display = ["name", "category", "shown_penalty", "pg_per_week", "campaign", "builtin", "retired"]
     list_filter = ["category", "campaign", "retired", "builtin"]
     search_fields = ["name", "campaign__name"]
     exclude = ["campaign"]
     actions = ["retire"]
+
+    @admin.display(description=_("penalización a todas las tiradas"), ordering="penalty")
+    def shown_penalty(self, disease: Disease) -> str:
+        return signed(disease.penalty)  # "−2", with the minus sign every page writes
 
     @admin.action(description=_("Retirar las enfermedades seleccionadas"))
     def retire(self, request: HttpRequest, queryset: QuerySet[Disease]) -> None:

@@ -24,6 +24,7 @@ MINUTE = 60
 HOUR = 60 * MINUTE
 DAY = 24 * HOUR
 WEEK = 7 * DAY
+MONTH = 30 * DAY  # RULES.md 7.14: the calendar a GM types in; the seed names none
 YEAR = 365 * DAY
 
 CON_MIN, CON_MAX = 1, 30

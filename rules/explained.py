@@ -15,7 +15,8 @@ from django.utils.translation import gettext_lazy
 
 from campaigns.clock import format_duration
 from rules import engine
-from rules.models import BUILTIN_DISEASES, Category, WoundKind
+from rules.models import BUILTIN_DISEASES, Category, WoundKind, disease_name
+from rules.signs import signed
 
 
 @dataclass(frozen=True)
@@ -31,10 +32,6 @@ class Section:
     lines: list[tuple[str, str]] = field(default_factory=list)  # (anchor, text)
     headers: list[str] = field(default_factory=list)
     rows: list[Row] = field(default_factory=list)
-
-
-def signed(number: int) -> str:
-    return f"−{-number}" if number < 0 else f"+{number}" if number > 0 else "0"
 
 
 def why(anchor: str) -> str:
@@ -306,7 +303,7 @@ def illness() -> Section:
         Row(
             f"disease-{index}",
             [
-                name,
+                disease_name(name),
                 str(categories[category]),
                 signed(penalty),
                 "—" if per_week is None else str(per_week),

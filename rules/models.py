@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from rules import engine
+from rules.signs import minus
 
 if TYPE_CHECKING:
     from campaigns.models import Campaign
@@ -39,14 +41,22 @@ class Category(models.TextChoices):
 
 
 # RULES.md section 5: name, category, penalty, PG per week. Added by migration rules.0002; `ensure_builtin` puts
-# them back where a database was emptied without migrating (e.g. after a transactional test's flush).
+# them back where a database was emptied without migrating (e.g. after a transactional test's flush). The names are
+# stored, compared (name clashes) and exported as written here, in Spanish; `disease_name` shows them translated.
 BUILTIN_DISEASES = [
-    ("Resfrío común", "common", -1, None),
-    ("Fiebre", "common", -2, None),
-    ("Gripe", "common", -2, None),
-    ("Peste", "serious", -2, 1),
-    ("Tuberculosis", "serious", -2, 2),
+    (gettext_noop("Resfrío común"), "common", -1, None),
+    (gettext_noop("Fiebre"), "common", -2, None),
+    (gettext_noop("Gripe"), "common", -2, None),
+    (gettext_noop("Peste"), "serious", -2, 1),
+    (gettext_noop("Tuberculosis"), "serious", -2, 2),
 ]
+BUILTIN_NAMES = frozenset(name for name, *_numbers in BUILTIN_DISEASES)
+
+
+def disease_name(name: str) -> str:
+    """A disease's name as the reader says it: a built-in one in the page's language, any other as its GM wrote it.
+    Only for showing: what is stored, logged and compared stays the name as written."""
+    return gettext(name) if name in BUILTIN_NAMES else name
 
 
 class DiseaseQuerySet(models.QuerySet["Disease"]):
@@ -73,7 +83,7 @@ def disease_errors(category: str, penalty: int | None, pg_per_week: int | None) 
     """What is wrong with a disease's numbers, by field (RULES.md section 5); empty when nothing is."""
     errors: dict[str, object] = {}
     if penalty is not None and not PENALTY_MIN <= penalty <= 0:
-        errors["penalty"] = _("La penalización debe estar entre %(low)s y 0.") % {"low": PENALTY_MIN}
+        errors["penalty"] = _("La penalización debe estar entre %(low)s y 0.") % {"low": minus(PENALTY_MIN)}
     if category == Category.SERIOUS and (pg_per_week is None or not 1 <= pg_per_week <= PG_PER_WEEK_MAX):
         errors["pg_per_week"] = _("Una enfermedad grave pierde entre 1 y %(max)s PG por semana.") % {
             "max": PG_PER_WEEK_MAX
@@ -120,7 +130,11 @@ class Disease(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.name
+        return self.shown_name
+
+    @property
+    def shown_name(self) -> str:
+        return disease_name(self.name)
 
     def clean(self) -> None:
         errors = disease_errors(self.category, self.penalty, self.pg_per_week)

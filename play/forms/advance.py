@@ -7,9 +7,10 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django import forms
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from campaigns.clock import parse_duration
+from campaigns.clock import EXAMPLES, parse_duration
 from characters.models import Character
 from play.forms.base import TableActionForm
 from play.forms.fields import WholeNumberField, digits
@@ -51,7 +52,7 @@ class AdvanceForm(TableActionForm):
             label=_("Otra duración"),
             required=False,
             max_length=100,
-            help_text=_("Por ejemplo 90s, 3t (turnos), 8h, 1d12h, 2 semanas. Descansan los marcados."),
+            help_text=format_lazy(_("Por ejemplo {examples}. Descansan los marcados."), examples=EXAMPLES),
         )
         # Removed characters stay valid choices, so that a tab that still shows one can still advance the clock.
         everyone = Character.everyone.filter(campaign=self.campaign)

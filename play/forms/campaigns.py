@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from django import forms
 from django.contrib.auth.models import User
+from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext
 
 from campaigns.models import Campaign
 from play.forms.base import ActionForm
 from rules import actions, backup
 from rules.actions import Actor
+from rules.actions.sheet import NAME_LENGTH
 
 
 class CampaignNameForm(ActionForm[User, Campaign], forms.ModelForm):
@@ -26,16 +31,38 @@ class CampaignNameForm(ActionForm[User, Campaign], forms.ModelForm):
 
 
 class CampaignImportForm(ActionForm[User, Campaign], forms.Form):
-    """An exported campaign, restored as a new one of the user's own."""
+    """An exported campaign, restored as a new one of the user's own: named as typed, or as the copy names it with
+    the day it came in, so that it is not mistaken for the campaign it was exported from."""
 
     file = forms.FileField(label=_("Copia de la campaña (.json)"))
+    name = forms.CharField(label=_("Nombre de la campaña nueva"), required=False, max_length=NAME_LENGTH)
 
-    # Whatever is wrong, it is about the file: every refusal is said beside it.
-    action_fields = {"*": "file"}
+    # Whatever is wrong with the name is said beside it; anything else is about the file.
+    action_fields = {"name": "name", "*": "file"}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        example = imported_name("…", timezone.localdate())
+        self.fields["name"].help_text = _("Si lo dejas vacío: %(example)s, con el nombre de la copia.") % {
+            "example": example
+        }
 
     def perform(self, by: User) -> Campaign:
         data = self.cleaned_data["file"].read(backup.DOCUMENT_BYTES + 1)
-        return backup.import_campaign(backup.read_document(data), by)
+        document = backup.read_document(data)
+        name = self.cleaned_data["name"].strip() or imported_name(document.campaign.name, timezone.localdate())
+        return backup.import_campaign(document, by, name=name)
+
+
+def imported_name(name: str, day: date) -> str:
+    """An imported campaign's name when none is typed: «La Cripta de Hielo» (importada el 1 dic); the copy's name is
+    cut short (…) where the whole would not fit."""
+    named = _("«%(name)s» (importada el %(date)s)")
+    when = date_format(day, pgettext("the day an import is named after", "j b"))
+    room = NAME_LENGTH - len(named % {"name": "", "date": when})
+    if len(name) > room:
+        name = name[: room - 1] + "…"
+    return named % {"name": name, "date": when}
 
 
 class CampaignDeleteForm(ActionForm[Actor, Campaign], forms.Form):

@@ -3,6 +3,7 @@ GM taking back checks still waiting."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from django import forms
@@ -19,8 +20,9 @@ from rules.models import CalledCheck, CallStatus
 
 
 class CheckAnswerForm(ActionForm[Actor, actions.Outcome], forms.Form):
-    """A called check's answer: the die rolled at the table, or "the server rolls". Only the checks this audience may
-    answer can be chosen (its own characters', or every one for the GM), and only while they wait."""
+    """A called check's answer: the die rolled at the table, or "the server rolls". Any check of the campaign still
+    waiting can be chosen, and only those of `answerable` characters (a player's own, or every one for the GM) are
+    answered: another's is refused as not theirs, one no longer waiting as that."""
 
     # Only a die the action refuses is said beside it; anything else (the check answered meanwhile) above the check,
     # which is drawn again with it.
@@ -40,14 +42,23 @@ class CheckAnswerForm(ActionForm[Actor, actions.Outcome], forms.Form):
     )
     server = forms.BooleanField(required=False)
 
-    def __init__(self, *args: Any, checks: QuerySet[CalledCheck], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, checks: QuerySet[CalledCheck], answerable: Collection[int], **kwargs: Any) -> None:
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
+        self.answerable = answerable
         field = self.fields["check"]
         assert isinstance(field, RowChoiceField)
         field.queryset = checks.filter(status=CallStatus.PENDING)
         if self["server"].data:  # read as the field reads it: "false", "False" and "" are no
             del self.fields["die"]  # the button says the server rolls: a half-typed die does not count
+
+    def clean_check(self) -> CalledCheck:
+        check: CalledCheck = self.cleaned_data["check"]
+        if check.character_id not in self.answerable:
+            raise forms.ValidationError(
+                _("Esa tirada es de un personaje que no es tuyo: la tira su jugador o el narrador.")
+            )
+        return check
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

@@ -13,16 +13,17 @@ from play.forms.fields import WholeNumberField
 from rules import actions
 from rules.actions import Actor, DiseaseSheet
 from rules.models import PENALTY_MIN, PG_PER_WEEK_MAX, Category, Disease
+from rules.signs import minus
 
 
 class DiseaseForm(ActionForm[Actor, actions.Outcome], forms.Form):
     """What a person can get wrong in a disease; rules.actions checks the rest (the name, the weekly loss). A new
     disease of the campaign's, or `disease` edited."""
 
-    name = forms.CharField(label=_("nombre"), max_length=80)
-    category = forms.ChoiceField(label=_("categoría"), choices=Category.choices)
+    name = forms.CharField(label=_("Nombre"), max_length=80)
+    category = forms.ChoiceField(label=_("Categoría"), choices=Category.choices)
     penalty = WholeNumberField(
-        label=_("penalización a todas las tiradas"),
+        label=_("Penalización a todas las tiradas"),
         min_value=PENALTY_MIN,
         max_value=0,
         help_text=_("Un número entero ≤ 0."),
@@ -43,7 +44,9 @@ class DiseaseForm(ActionForm[Actor, actions.Outcome], forms.Form):
         super().__init__(*args, **kwargs)
         self.campaign = campaign
         self.disease = disease
-        self.fields["penalty"].error_messages["max_value"] = _("La penalización debe ser 0 o negativa.")
+        messages = self.fields["penalty"].error_messages
+        messages["max_value"] = _("La penalización debe ser 0 o negativa.")
+        messages["min_value"] = _("La penalización debe estar entre %(low)s y 0.") % {"low": minus(PENALTY_MIN)}
 
     def sheet(self) -> DiseaseSheet:
         data = self.cleaned_data

@@ -66,7 +66,7 @@ def campaign_import(request: HttpRequest) -> HttpResponse:
     user = access.signed_in(request)
     form = CampaignImportForm(posted(request), posted_files(request))
     if request.method == "POST" and form.is_valid() and (campaign := form.apply(user)) is not None:
-        messages.success(request, _("Campaña «%(name)s» importada.") % {"name": campaign.name})
+        messages.success(request, _("Campaña importada: %(name)s.") % {"name": campaign.name})
         return redirect("campaign", campaign.pk)
     context = {"form": form, "max_mb": backup.DOCUMENT_BYTES // (1024 * 1024)}
     return render(request, "campaign_import.html", context, status=400 if form.errors else 200)

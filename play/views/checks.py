@@ -31,9 +31,9 @@ def answer_check(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     server's roll. Only the checks of characters this user sees, and only while they wait."""
     campaign = access.campaign_for_user(request.user, campaign_id)
     audience = access.audience_of(request.user, campaign)
-    seen = [character.pk for character in access.roster_of(campaign).seen_by(audience)]
-    checks = CalledCheck.objects.filter(campaign=campaign, character_id__in=seen)
-    form = CheckAnswerForm(request.POST, checks=checks.select_related("character", "disease"))
+    seen = {character.pk for character in access.roster_of(campaign).seen_by(audience)}
+    checks = CalledCheck.objects.filter(campaign=campaign).select_related("character", "disease")
+    form = CheckAnswerForm(request.POST, checks=checks, answerable=seen)
     where = request.POST.get("where", "page")
     where = where if where in ("page", "sheet", "table") and (where != "table" or audience.is_gm) else "page"
     if form.is_valid() and (outcome := form.apply(request.user)) is not None:

@@ -7,14 +7,16 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F, QuerySet
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event
 from rules import events, notify
 from rules.actions.core import ActionError, Actor, Outcome, checked_name, lock_campaign, log, undoes
-from rules.models import Disease, Illness, disease_errors
+from rules.models import BUILTIN_NAMES, Disease, Illness, disease_errors, disease_name
 
 NAME_LENGTH = 80
 
@@ -54,7 +56,19 @@ def site_name_clash(name: str, exclude: int | None = None) -> Disease | None:
 def _clash(diseases: QuerySet[Disease], name: str, exclude: int | None) -> Disease | None:
     wanted = folded(name)
     found = diseases if exclude is None else diseases.exclude(pk=exclude)
-    return next((disease for disease in found if folded(disease.name) == wanted), None)
+    return next((disease for disease in found if wanted in {folded(said) for said in names_of(disease.name)}), None)
+
+
+def names_of(name: str) -> set[str]:
+    """The names a disease goes by: the stored one and, for a built-in one, the name each language shows (a GM's
+    own "Plague" beside the built-in "Peste" would read as two "Plague" in English)."""
+    if name not in BUILTIN_NAMES:
+        return {name}
+    said = {name}
+    for language, _label in settings.LANGUAGES:
+        with translation.override(language):
+            said.add(disease_name(name))
+    return said
 
 
 def _checked(campaign: Campaign, sheet: DiseaseSheet, exclude: int | None = None, active: bool = True) -> DiseaseSheet:
@@ -62,7 +76,7 @@ def _checked(campaign: Campaign, sheet: DiseaseSheet, exclude: int | None = None
     clash = name_clash(campaign, name, exclude) if active else None
     if clash is not None:
         message = _("Ya hay una enfermedad activa con este nombre en esta campaña: «%(name)s».")
-        raise ActionError(message % {"name": clash.name}, "name")
+        raise ActionError(message % {"name": clash.shown_name}, "name")
     for field, message in disease_errors(sheet.category, sheet.penalty, sheet.pg_per_week).items():
         raise ActionError(message, field)
     return DiseaseSheet(name, sheet.category, sheet.penalty, sheet.pg_per_week)
@@ -183,9 +197,9 @@ def save_site_disease(disease: Disease) -> None:
 
 def name_clash_message(clash: Disease) -> str:
     if clash.campaign is None:
-        return _("Ya hay una enfermedad activa con ese nombre: «%(name)s».") % {"name": clash.name}
+        return _("Ya hay una enfermedad activa con ese nombre: «%(name)s».") % {"name": clash.shown_name}
     message = _("Ya hay una enfermedad activa con ese nombre: «%(name)s», de la campaña «%(campaign)s».")
-    return message % {"name": clash.name, "campaign": clash.campaign.name}
+    return message % {"name": clash.shown_name, "campaign": clash.campaign.name}
 
 
 @transaction.atomic

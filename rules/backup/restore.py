@@ -22,8 +22,9 @@ from campaigns.models import Campaign, Event
 from characters.models import Character
 from rules import engine, events, mapping
 from rules.actions.campaign import room_for_one_more
-from rules.actions.core import ActionError
+from rules.actions.core import ActionError, checked_name
 from rules.actions.diseases import name_clash
+from rules.actions.sheet import NAME_LENGTH
 from rules.backup import references
 from rules.backup.checks import check
 from rules.backup.read import as_document, invalid_copy
@@ -34,9 +35,12 @@ logger = logging.getLogger(__name__)
 
 
 @transaction.atomic
-def import_campaign(document: Document | dict[str, Any], gm: User) -> Campaign:
-    """A new campaign run by `gm` from an exported document (its JSON values, or as read_document reads a file)."""
+def import_campaign(document: Document | dict[str, Any], gm: User, name: str | None = None) -> Campaign:
+    """A new campaign run by `gm` from an exported document (its JSON values, or as read_document reads a file),
+    named `name` (checked as any campaign name), or as the document names it."""
     document = as_document(document)
+    head = document.campaign
+    name = head.name if name is None else checked_name(name, NAME_LENGTH)
     payloads = check(document)
     in_play = sum(1 for c in document.characters if not c.removed)
     if in_play > settings.CHARACTERS_PER_CAMPAIGN:
@@ -44,8 +48,7 @@ def import_campaign(document: Document | dict[str, Any], gm: User) -> Campaign:
         raise ActionError(message % {"n": in_play, "max": settings.CHARACTERS_PER_CAMPAIGN}, "file")
     room_for_one_more(gm)
     Disease.objects.ensure_builtin()
-    head = document.campaign
-    campaign = Campaign.objects.create(name=head.name, gm=gm, clock=head.clock, party_view=head.party_view)
+    campaign = Campaign.objects.create(name=name, gm=gm, clock=head.clock, party_view=head.party_view)
     Campaign.objects.filter(pk=campaign.pk).update(created=head.created)
     campaign.created = head.created
 

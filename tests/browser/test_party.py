@@ -128,7 +128,7 @@ def test_a_refused_choice_says_why_and_changes_nothing(browser: Browser, server:
               select.form.querySelector("button[type=submit]").click();
             }"""
         )
-        expect(gm.locator("#form-partyview [role=alert]")).to_contain_text("Escoja una opción válida")
+        expect(gm.locator("#form-partyview [role=alert]")).to_contain_text("Elige una opción válida")
         assert Campaign.objects.get(pk=demo.pk).party_view == "band"
         assert gm.errors == []
     finally:

@@ -8,10 +8,12 @@ import json
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
+from django.utils import timezone
 
 from campaigns import access
 from campaigns.models import Campaign, Event, Invitation, Membership
 from characters.models import Character
+from play.forms.campaigns import imported_name
 from rules import actions, backup, engine, queries
 from rules.damage import Attack
 from rules.models import Disease, Illness, Wound
@@ -118,11 +120,17 @@ def test_the_gm_downloads_and_imports_through_the_pages(db):
     response = client_for(stranger).post(reverse("campaign_import"), upload(response.content))
     restored = Campaign.objects.get(gm=stranger)
     assert response.status_code == 302 and response["Location"] == reverse("campaign", args=[restored.pk])
-    assert restored.name == campaign.name and restored.clock == campaign.clock
+    # Named with the day it came in (issue 24), so that it is not taken for the campaign it was exported from.
+    assert restored.name == imported_name(campaign.name, timezone.localdate()) and restored.clock == campaign.clock
     assert not restored.memberships.exists() and not restored.invitations.exists()
     assert not Character.everyone.filter(campaign=restored).exclude(player=None).exists()
     again = client_for(stranger).get(reverse("campaign_export", args=[restored.pk]))
-    assert again.content.decode() == response_text  # who did what, by name, though none of it was the importer
+    # Who did what, by name, though none of it was the importer; only the campaign's name is new.
+    renamed = json.loads(again.content)
+    assert renamed["campaign"].pop("name") == restored.name
+    exported = json.loads(response_text)
+    exported["campaign"].pop("name")
+    assert renamed == exported
     assert not Event.objects.filter(campaign=restored).exclude(actor=None).exists()
     table = client_for(stranger).get(reverse("campaign", args=[restored.pk]))
     assert table.status_code == 200 and "Sibila" in table.content.decode()

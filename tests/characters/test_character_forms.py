@@ -33,7 +33,7 @@ def test_gm_creates_a_character(world: World):
         ("weight_kg", "0", "mayor o igual a 1"),
         ("weight_kg", "501", "menor o igual a 500"),
         ("weight_kg", "1e9", "número entero"),
-        ("name", "x" * 10_000, "menos de 100 caracteres"),
+        ("name", "x" * 10_000, "como mucho 100 caracteres"),
         ("name", "", "obligatorio"),
     ],
 )
@@ -48,7 +48,7 @@ def test_bad_input_is_refused_with_a_message_and_changes_nothing(world: World, f
 def test_a_player_from_another_campaign_cannot_be_assigned(world: World):
     response = client_for(world.gm_a).post(create_url(world), {**VALID, "player": world.gm_b.pk})
     assert response.status_code == 400
-    assert "Escoja una opción válida. Esa opción no está entre las disponibles." in response.content.decode()
+    assert "Elige una opción válida: esa no está entre las disponibles." in response.content.decode()
     assert not Character.objects.filter(name="Eira").exists()
 
 

@@ -75,7 +75,10 @@ def test_a_player_cannot_answer_another_characters_check_nor_the_gm_panel(world:
     before = snapshot()
     for check in (checks["Borin"], checks["Tomás"]):
         response = answer(world.player_a, world, check, die="20")
-        assert response.status_code == 422 and "ya no está pendiente" in response.content.decode()
+        # It is pending; it is not theirs, and they are told so (issue 24).
+        text = response.content.decode()
+        assert response.status_code == 422 and "Esa tirada es de un personaje que no es tuyo" in text
+        assert "ya no está pendiente" not in text
     outsider = answer(world.outsider, world, checks["Aldara"], die="20")
     assert outsider.status_code == 404
     other_gm = answer(world.gm_b, world, checks["Aldara"], die="20")

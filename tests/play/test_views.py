@@ -115,13 +115,13 @@ def test_damage_by_dice_to_the_party(world: World):
         ({"kind": "attack", "amount": "1000000d1000000"}, "como mucho 1000 caras"),
         ({"kind": "attack", "amount": "siete"}, "2d6"),
         ({"kind": "attack", "amount": "1001"}, "entre 0 y 1000"),
-        ({"kind": "attack", "amount": "x" * 10_000}, "menos de 50 caracteres"),
+        ({"kind": "attack", "amount": "x" * 10_000}, "como mucho 50 caracteres"),
         ({"kind": "collision", "speed_kmh": "rápido"}, "número entero"),
         ({"kind": "collision", "speed_kmh": "99999"}, "menor o igual a 2000"),
         ({"kind": "fall", "height_m": "3", "difficulty": "12", "die_{a1}": "21"}, "menor o igual a 20"),
         ({"kind": "gas", "turns": "-1"}, "mayor o igual a 0"),
-        ({"kind": "magia", "turns": "1"}, "Escoja una opción válida"),
-        ({"kind": "attack", "amount": "5", "characters": "{b}"}, "Escoja una opción válida"),
+        ({"kind": "magia", "turns": "1"}, "Elige una opción válida"),
+        ({"kind": "attack", "amount": "5", "characters": "{b}"}, "Elige una opción válida"),
         ({"kind": "attack", "amount": "5", "characters": ""}, "no es un valor válido"),
     ],
 )
@@ -241,8 +241,8 @@ def test_a_typed_duration_advances_the_clock(wounded: World):
         ({"duration": "mañana"}, "No se entiende"),
         ({"duration": "0"}, "mayor que cero"),
         ({}, "Elige un botón"),
-        ({"preset": "999"}, "Escoja una opción válida"),
-        ({"duration": "1h", "resting": "{b}"}, "Escoja una opción"),
+        ({"preset": "999"}, "Elige una opción válida"),
+        ({"duration": "1h", "resting": "{b}"}, "Elige una opción"),
     ],
 )
 def test_advance_bad_input(world: World, data, message):
@@ -281,7 +281,7 @@ def test_expose_refuses_a_die_out_of_range(world: World):
 
 def test_expose_refuses_another_campaigns_disease(world: World):
     foreign = Disease.objects.create(name="Ajena", category="common", penalty=-1, campaign=world.campaign_b)
-    refused(world, "expose", {"disease": foreign.pk, "characters": world.char_a1.pk}, "Escoja una opción válida")
+    refused(world, "expose", {"disease": foreign.pk, "characters": world.char_a1.pk}, "Elige una opción válida")
 
 
 def test_treat_illness(world: World, healer):
@@ -305,26 +305,26 @@ def test_a_patient_cannot_treat_their_own_illness(world: World):
     Character.objects.filter(pk=world.char_a1.pk).update(heal_wounds=3)
     illness = fall_ill(world, world.char_a1, plague())
     data = {"character": world.char_a1.pk, "illness": illness.pk, "healer": world.char_a1.pk}
-    refused(world, "treat_illness", data, "Escoja una opción válida")  # not offered in the form
+    refused(world, "treat_illness", data, "Elige una opción válida")  # not offered in the form
 
 
 def test_medicating_an_illness_another_character_has_is_refused(world: World):
     illness = fall_ill(world, world.char_a1, plague())
-    refused(world, "medicate", {"character": world.char_a2.pk, "illness": illness.pk}, "Escoja una opción válida")
+    refused(world, "medicate", {"character": world.char_a2.pk, "illness": illness.pk}, "Elige una opción válida")
 
 
 def test_treating_an_illness_twice_is_refused(world: World, healer):
     illness = fall_ill(world, world.char_a1, plague())
     data = {"character": world.char_a1.pk, "illness": illness.pk, "healer": healer.pk}
     assert post(world, "treat_illness", data).status_code == 200
-    refused(world, "treat_illness", data, "Escoja una opción válida")  # no longer offered
+    refused(world, "treat_illness", data, "Elige una opción válida")  # no longer offered
 
 
 def test_medicating_an_illness_twice_is_refused(world: World):
     illness = fall_ill(world, world.char_a1, plague())
     data = {"character": world.char_a1.pk, "illness": illness.pk}
     assert post(world, "medicate", data).status_code == 200
-    refused(world, "medicate", data, "Escoja una opción válida")  # no longer offered
+    refused(world, "medicate", data, "Elige una opción válida")  # no longer offered
 
 
 # --- wounds and healers ----------------------------------------------------------------------------------------------
@@ -357,7 +357,7 @@ def healers_case(world: World, case: str) -> Character:
 def test_treat_wounds_refuses_a_healer_who_cannot_heal(world: World, case: str):
     healer = healers_case(world, case)
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=4), by=world.gm_a)
-    refused(world, "treat_wounds", {"character": world.char_a1.pk, "healer": healer.pk}, "Escoja una opción válida")
+    refused(world, "treat_wounds", {"character": world.char_a1.pk, "healer": healer.pk}, "Elige una opción válida")
 
 
 @pytest.mark.parametrize("case", ["without the skill", "from another campaign", "dead"])
@@ -365,7 +365,7 @@ def test_treat_illness_refuses_a_healer_who_cannot_heal(world: World, case: str)
     healer = healers_case(world, case)
     illness = fall_ill(world, world.char_a1, plague())
     data = {"character": world.char_a1.pk, "illness": illness.pk, "healer": healer.pk}
-    refused(world, "treat_illness", data, "Escoja una opción válida")
+    refused(world, "treat_illness", data, "Elige una opción válida")
 
 
 # --- the dead: the rules' refusals reach the GM in Spanish -----------------------------------------------------------

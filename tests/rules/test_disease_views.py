@@ -123,12 +123,12 @@ BAD = [
     ({**COMMON, "penalty": "1"}, "penalty", "0 o negativa"),
     ({**COMMON, "penalty": "mucho"}, "penalty", "número entero"),
     ({**COMMON, "penalty": "99999999999"}, "penalty", "0 o negativa"),
-    ({**COMMON, "penalty": "-99999999999"}, "penalty", "mayor o igual a -20."),
+    ({**COMMON, "penalty": "-99999999999"}, "penalty", "La penalización debe estar entre −20 y 0."),
     ({**SERIOUS, "pg_per_week": "99999999999"}, "pg_per_week", "menor o igual a 100."),
     ({**SERIOUS, "pg_per_week": "dos"}, "pg_per_week", "número entero"),
-    ({**COMMON, "name": "x" * 10_000}, "name", "menos de 80 caracteres"),
+    ({**COMMON, "name": "x" * 10_000}, "name", "Escribe como mucho 80 caracteres (tiene 10000)."),
     ({**COMMON, "name": ""}, "name", "obligatorio"),
-    ({**COMMON, "category": "mortal"}, "category", "mortal no es una de las opciones disponibles"),
+    ({**COMMON, "category": "mortal"}, "category", "Elige una opción válida: mortal no está entre las disponibles."),
     ({**COMMON, "name": "gripe"}, "name", "Ya hay una enfermedad activa con este nombre"),  # a built-in's name
 ]
 

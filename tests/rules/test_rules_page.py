@@ -9,6 +9,7 @@ from django.utils import translation
 
 from rules import engine, explained
 from rules.models import BUILTIN_DISEASES
+from rules.signs import signed
 
 
 def row_cells(html: str, anchor: str) -> list[str]:
@@ -32,8 +33,8 @@ def test_the_penalty_table_is_the_engines(page):
             assert cells[0] == "0" and cells[1] == "muerto"
             continue
         assert cells[1:] == [
-            explained.signed(penalties.physical),
-            explained.signed(penalties.other),
+            signed(penalties.physical),
+            signed(penalties.other),
             "sí" if penalties.exertion else "no",
         ], pg
     assert row_cells(page, "penalty-4")[0] == "3–4"
@@ -51,7 +52,7 @@ def test_recovery_and_damage_come_from_the_engine(page):
     for index, (name, category, penalty, per_week) in enumerate(BUILTIN_DISEASES):
         words = {"common": "común", "serious": "grave"}[category]
         weekly = "—" if per_week is None else str(per_week)
-        assert row_cells(page, f"disease-{index}") == [name, words, explained.signed(penalty), weekly]
+        assert row_cells(page, f"disease-{index}") == [name, words, signed(penalty), weekly]
 
 
 def test_every_anchor_a_link_can_name_is_on_the_page(page):
