@@ -9,12 +9,12 @@ from django.contrib.auth.models import User
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign
-from play.forms.base import ActionForm
+from play.forms.base import ActionForm, PageForm
 from rules import actions, backup
 from rules.actions import Actor
 
 
-class CampaignNameForm(ActionForm[User, Campaign], forms.ModelForm):
+class CampaignNameForm(PageForm, ActionForm[User, Campaign], forms.ModelForm):
     """A new campaign's name; its GM is who sends it."""
 
     class Meta:
@@ -25,7 +25,7 @@ class CampaignNameForm(ActionForm[User, Campaign], forms.ModelForm):
         return actions.create_campaign(self.cleaned_data["name"], by)
 
 
-class CampaignImportForm(ActionForm[User, Campaign], forms.Form):
+class CampaignImportForm(PageForm, ActionForm[User, Campaign], forms.Form):
     """An exported campaign, restored as a new one of the user's own."""
 
     file = forms.FileField(label=_("Copia de la campaña (.json)"))
@@ -38,13 +38,13 @@ class CampaignImportForm(ActionForm[User, Campaign], forms.Form):
         return backup.import_campaign(backup.read_document(data), by)
 
 
-class CampaignDeleteForm(ActionForm[Actor, Campaign], forms.Form):
+class CampaignDeleteForm(PageForm, ActionForm[Actor, Campaign], forms.Form):
     """The GM deletes the campaign after typing its name."""
 
     name = forms.CharField(
         label=_("Nombre de la campaña"),
         max_length=200,
-        widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "off", "spellcheck": "false"}),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
     )
 
     # Whatever stops the deletion is said beside the name typed.

@@ -372,7 +372,8 @@ def invite(request: HtmxHttpRequest, campaign_id: int, character_id: int) -> Htt
         said = _("%(name)s ya tiene un enlace de invitación pendiente.") % {"name": character.name}
     else:
         said = _("Invitación creada: copia el enlace y envíalo al jugador.")
-    return said_on_table(request, character.campaign, said, outcome, f"character-{character.pk}")
+    # The keyboard goes to the link itself, its Copy button next: what the GM came for.
+    return said_on_table(request, character.campaign, said, outcome, f"invitation-{character.pk}")
 
 
 @answers_in_place

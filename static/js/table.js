@@ -203,6 +203,18 @@
     return element.closest ? element.closest(".card") : null;
   }
 
+  // j / k (and ↓ / ↑ on a card): the next or the previous card, by its name; from outside the cards, the first or
+  // the last.
+  function toCard(from, step) {
+    const cards = Array.from(document.querySelectorAll("#cards > li.card"));
+    if (!cards.length) return false;
+    const at = cards.indexOf(from);
+    const next = at === -1 ? (step > 0 ? cards[0] : cards[cards.length - 1]) : cards[at + step];
+    if (!next) return true; // the first or the last already: the key is still taken (no page scroll)
+    (next.querySelector("h3 a") || next).focus();
+    return true;
+  }
+
   function clickIn(root, selector) {
     const element = root && root.querySelector(selector);
     if (element) element.click();
@@ -264,6 +276,10 @@
         if (field) field.focus();
         return field !== null;
       },
+      j: () => toCard(card, 1),
+      k: () => toCard(card, -1),
+      ArrowDown: () => card !== null && toCard(card, 1),
+      ArrowUp: () => card !== null && toCard(card, -1),
       v: () => clickIn(document, "[data-shortcut=party-damage]"),
       e: () => clickIn(document, "[data-shortcut=party-expose]"),
       "?": () => clickIn(document, "[data-shortcuts]"),
