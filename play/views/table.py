@@ -265,18 +265,21 @@ def render_preview(request: HtmxHttpRequest, campaign: Campaign, form: AdvanceFo
             return render(request, "action_page.html", context, status=400)
         response = render(request, "components/clock_form.html", context, status=422)
         return reswap(retarget(response, "#form-advance"), "outerHTML")
+    redrawn = bool(form.cleaned_data.get("redraw"))  # the table changed under an open preview: this one takes its place
     context = {
         "campaign": campaign,
         "form": form,
         "preview": preview,
         "in_words": preview_in_words(preview),
         "note": note,
+        "redrawn": redrawn,
     }
     if not request.htmx:
         context.update(template="components/advance_preview.html", title=title, page=True)
         return render(request, "action_page.html", context)
     response = render(request, "components/advance_preview.html", context)
-    response["X-Focus"] = "advance-preview"
+    if not redrawn:  # asked for by the GM: the keyboard goes to "Aplicar"; redrawn, it stays where it is
+        response["X-Focus"] = "advance-preview"
     return reswap(retarget(response, "#advance-preview"), "innerHTML")
 
 

@@ -190,6 +190,31 @@
     if (event.target.closest && event.target.closest("[data-close-preview]")) closePreview();
   });
 
+  // An open preview follows the table: it was made at one campaign version (its "Aplicar" sends it back, and is
+  // refused if anything changed since), so a change drawn at a newer one asks for it again, with the same choices.
+  // The new one takes its place and says why; the focus stays on "Aplicar" if it was there (the same id).
+  let newest = 0; // the newest campaign version this page has drawn
+  let askedAt = 0; // the version a preview was last asked for again at
+
+  function previewFollows() {
+    const form = document.querySelector("#advance-preview form");
+    if (!form || +form.elements.version.value >= newest || askedAt >= newest) return;
+    askedAt = newest;
+    htmx.ajax("POST", form.getAttribute("hx-post"), { source: form, values: { redraw: "on" } });
+  }
+
+  document.addEventListener("twelveplus:drawn", (event) => {
+    newest = Math.max(newest, event.detail.version);
+    previewFollows();
+  });
+
+  // A preview landed (asked for again, or by the GM): if the table moved on meanwhile, once more.
+  document.addEventListener("htmx:afterSettle", (event) => {
+    if (event.target.id !== "advance-preview") return;
+    askedAt = 0;
+    previewFollows();
+  });
+
   function closeForm(form) {
     const slot = form.parentNode;
     form.remove();
