@@ -45,48 +45,54 @@ def scene(demo: Campaign) -> Campaign:
     return demo
 
 
-def every_screen(page: Page, base: str, campaign: Campaign, name: str) -> dict[str, list[str]]:
-    """What is too small on each screen, the GM's and Ana's, screenshots taken."""
+def every_screen(page: Page, base: str, campaign: Campaign, name: str, language: str) -> dict[str, list[str]]:
+    """What is too small on each screen, the GM's and Ana's, in one language, screenshots taken."""
     found = {}
     aldara = Character.objects.get(name="Aldara")
+    speaks = {"name": "django_language", "value": language, "url": base}
+    page.context.add_cookies([speaks])
     sign_in(page.context, base, "narrador")
     page.goto(f"{base}/campaigns/{campaign.pk}/")
+    expect(page.locator("html")).to_have_attribute("lang", language)
     found["table"] = too_small(page)
-    card(page, "Aldara").get_by_role("link", name="Daño", exact=True).click()
+    card(page, "Aldara").locator("[data-shortcut=damage]").click()
     settled(page)
-    page.get_by_role("link", name="Daño a varios").click()
+    page.locator("#party-damage").click()
     settled(page)
     page.locator("[data-shortcuts]").click()
     card(page, "Sibila").locator("summary").click()
-    page.get_by_label("Ver antes qué pasará").check()
-    page.get_by_role("button", name="+1 día de descanso").click()
-    expect(page.get_by_role("heading", name="¿Qué pasará?")).to_be_visible()
+    page.locator("#advance-preview_first").check()
+    page.locator("#form-advance button[name=preset][value='86400']").click()
+    expect(page.locator("#preview-title")).to_be_visible()
     found["table, forms open"] = too_small(page)
-    screenshot(page, f"touch-table-{name}")
+    screenshot(page, f"touch-table-{name}-{language}")
     page.goto(f"{base}/campaigns/{campaign.pk}/characters/{aldara.pk}/")
     found["sheet, for the GM"] = too_small(page)
 
     page.context.clear_cookies()
+    page.context.add_cookies([speaks])
     sign_in(page.context, base, "ana")
     page.goto(f"{base}/campaigns/{campaign.pk}/")
-    expect(page.get_by_role("heading", name="Compañeros")).to_be_visible()
+    expect(page.locator("#companions-title")).to_be_visible()
     found["player page"] = too_small(page)
-    screenshot(page, f"touch-player-page-{name}")
+    screenshot(page, f"touch-player-page-{name}-{language}")
     page.goto(f"{base}/campaigns/{campaign.pk}/characters/{aldara.pk}/")
     found["sheet"] = too_small(page)
-    screenshot(page, f"touch-sheet-{name}")
+    screenshot(page, f"touch-sheet-{name}-{language}")
     assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
     return found
 
 
-def test_every_target_is_big_enough_on_a_phone(phone: Page, live_server, scene: Campaign):
-    found = every_screen(phone, live_server.url, scene, "phone")
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_every_target_is_big_enough_on_a_phone(phone: Page, live_server, scene: Campaign, language: str):
+    found = every_screen(phone, live_server.url, scene, "phone", language)
     assert found == {screen: [] for screen in found}, found
     assert phone.errors == []
 
 
-def test_every_target_is_big_enough_at_1280(page: Page, live_server, scene: Campaign):
-    found = every_screen(page, live_server.url, scene, "1280")
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_every_target_is_big_enough_at_1280(page: Page, live_server, scene: Campaign, language: str):
+    found = every_screen(page, live_server.url, scene, "1280", language)
     assert found == {screen: [] for screen in found}, found
     assert page.errors == []
 
