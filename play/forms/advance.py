@@ -70,6 +70,9 @@ class AdvanceForm(TableActionForm):
         self.fields["version"] = WholeNumberField(
             required=False, min_value=0, max_value=2**63 - 1, widget=forms.HiddenInput
         )
+        # An open preview asked for again because the table changed since (static/js/table.js): a preview, whatever
+        # version it was made at.
+        self.fields["redraw"] = forms.BooleanField(required=False, widget=forms.HiddenInput)
 
     @cached_property
     def resting_choices(self) -> list[Character]:
@@ -120,8 +123,10 @@ class AdvanceForm(TableActionForm):
 
     @property
     def previewing(self) -> bool:
-        """ "Ver antes qué pasará" ticked, and no preview applied yet: show what the advance will do, change nothing."""
-        return bool(self.cleaned_data.get("preview_first")) and self.cleaned_data.get("version") is None
+        """ "Ver antes qué pasará" ticked, and no preview applied yet (or one asked for again): show what the advance
+        will do, change nothing."""
+        data = self.cleaned_data
+        return bool(data.get("preview_first")) and (data.get("version") is None or bool(data.get("redraw")))
 
     def preview(self) -> queries.AdvancePreview:
         return queries.preview_advance(self.campaign, self.cleaned_data["seconds"], **self.who_rests())

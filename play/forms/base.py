@@ -51,6 +51,30 @@ class ActionForm[By, T](forms.BaseForm):
             return None
 
 
+class PageForm(forms.BaseForm):
+    """A form that is a page of its own (a new character, a disease, a campaign): it opens with the keyboard in its
+    first field (HTML autofocus: no script needed), and after a refusal in the first field the refusal is about."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.focus(self.shown())
+
+    def add_error(self, field: str | None, error: Any) -> None:
+        super().add_error(field, error)  # while cleaning, or after it (an action's refusal): `errors` is there
+        self.focus([name for name in self.shown() if name in self.errors])
+
+    def shown(self) -> list[str]:
+        return [name for name, field in self.fields.items() if not field.widget.is_hidden]
+
+    def focus(self, names: list[str]) -> None:
+        """The first of these fields takes the focus, and no other (none: left as it was)."""
+        if not names:
+            return
+        for name in self.shown():
+            self.fields[name].widget.attrs.pop("autofocus", None)
+        self.fields[names[0]].widget.attrs["autofocus"] = True
+
+
 class StaleChoices(forms.BaseForm):
     """A form that sends back, in its hidden field `choices`, a fingerprint of every choice it offered when it was
     drawn: if they changed since (another tab, another GM's script), it is stale and applies nothing."""

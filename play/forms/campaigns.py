@@ -13,13 +13,13 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext
 
 from campaigns.models import Campaign
-from play.forms.base import ActionForm
+from play.forms.base import ActionForm, PageForm
 from rules import actions, backup
 from rules.actions import Actor
 from rules.actions.sheet import NAME_LENGTH
 
 
-class CampaignNameForm(ActionForm[User, Campaign], forms.ModelForm):
+class CampaignNameForm(PageForm, ActionForm[User, Campaign], forms.ModelForm):
     """A new campaign's name; its GM is who sends it."""
 
     class Meta:
@@ -30,7 +30,7 @@ class CampaignNameForm(ActionForm[User, Campaign], forms.ModelForm):
         return actions.create_campaign(self.cleaned_data["name"], by)
 
 
-class CampaignImportForm(ActionForm[User, Campaign], forms.Form):
+class CampaignImportForm(PageForm, ActionForm[User, Campaign], forms.Form):
     """An exported campaign, restored as a new one of the user's own: named as typed, or as the copy names it with
     the day it came in, so that it is not mistaken for the campaign it was exported from."""
 
@@ -65,13 +65,13 @@ def imported_name(name: str, day: date) -> str:
     return named % {"name": name, "date": when}
 
 
-class CampaignDeleteForm(ActionForm[Actor, Campaign], forms.Form):
+class CampaignDeleteForm(PageForm, ActionForm[Actor, Campaign], forms.Form):
     """The GM deletes the campaign after typing its name."""
 
     name = forms.CharField(
         label=_("Nombre de la campaña"),
         max_length=200,
-        widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "off", "spellcheck": "false"}),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
     )
 
     # Whatever stops the deletion is said beside the name typed.

@@ -10,13 +10,13 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign
 from characters.models import Character
-from play.forms.base import ActionForm
+from play.forms.base import ActionForm, PageForm
 from play.forms.fields import RowChoiceField, WholeNumberField
 from rules import actions
 from rules.actions import Actor, Sheet
 
 
-class CharacterForm(ActionForm[Actor, actions.Outcome], forms.ModelForm):
+class CharacterForm(PageForm, ActionForm[Actor, actions.Outcome], forms.ModelForm):
     """A character's sheet. It only checks what a person can get wrong; rules.actions writes it: a new character, or
     `character`'s sheet edited."""
 

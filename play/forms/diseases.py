@@ -8,7 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign
-from play.forms.base import ActionForm
+from play.forms.base import ActionForm, PageForm
 from play.forms.fields import WholeNumberField
 from rules import actions
 from rules.actions import Actor, DiseaseSheet
@@ -16,7 +16,7 @@ from rules.models import PENALTY_MIN, PG_PER_WEEK_MAX, Category, Disease
 from rules.signs import minus
 
 
-class DiseaseForm(ActionForm[Actor, actions.Outcome], forms.Form):
+class DiseaseForm(PageForm, ActionForm[Actor, actions.Outcome], forms.Form):
     """What a person can get wrong in a disease; rules.actions checks the rest (the name, the weekly loss). A new
     disease of the campaign's, or `disease` edited."""
 

@@ -265,18 +265,21 @@ def render_preview(request: HtmxHttpRequest, campaign: Campaign, form: AdvanceFo
             return render(request, "action_page.html", context, status=400)
         response = render(request, "components/clock_form.html", context, status=422)
         return reswap(retarget(response, "#form-advance"), "outerHTML")
+    redrawn = bool(form.cleaned_data.get("redraw"))  # the table changed under an open preview: this one takes its place
     context = {
         "campaign": campaign,
         "form": form,
         "preview": preview,
         "in_words": preview_in_words(preview),
         "note": note,
+        "redrawn": redrawn,
     }
     if not request.htmx:
         context.update(template="components/advance_preview.html", title=title, page=True)
         return render(request, "action_page.html", context)
     response = render(request, "components/advance_preview.html", context)
-    response["X-Focus"] = "advance-preview"
+    if not redrawn:  # asked for by the GM: the keyboard goes to "Aplicar"; redrawn, it stays where it is
+        response["X-Focus"] = "advance-preview"
     return reswap(retarget(response, "#advance-preview"), "innerHTML")
 
 
@@ -372,7 +375,8 @@ def invite(request: HtmxHttpRequest, campaign_id: int, character_id: int) -> Htt
         said = _("%(name)s ya tiene un enlace de invitación pendiente.") % {"name": character.name}
     else:
         said = _("Invitación creada: copia el enlace y envíalo al jugador.")
-    return said_on_table(request, character.campaign, said, outcome, f"character-{character.pk}")
+    # The keyboard goes to the link itself, its Copy button next: what the GM came for.
+    return said_on_table(request, character.campaign, said, outcome, f"invitation-{character.pk}")
 
 
 @answers_in_place

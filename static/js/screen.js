@@ -235,16 +235,21 @@
   // A run of regions, from an answer or the stream: each where the page has its id (a region this page does not
   // show is skipped), then htmx wires up what came in. `typedOn`: the person typed on since their request left, so
   // the form it came from is not drawn afresh over what they are typing.
+  // Then the page is told the newest campaign version drawn (twelveplus:drawn), for what is not a region but must
+  // not fall behind one (a time skip's preview, static/js/table.js).
   function apply(html, typedOn) {
     const holder = document.createElement("template");
     holder.innerHTML = html;
-    Array.from(holder.content.children).forEach((incoming) => {
+    const drawn = Array.from(holder.content.children);
+    drawn.forEach((incoming) => {
       const there = document.getElementById(incoming.id);
       if (!there || (typedOn && incoming.dataset.how === "outer")) return;
       const parent = there.parentNode;
       land(there, incoming);
       htmx.process(document.getElementById(incoming.id) || parent);
     });
+    const version = Math.max(0, ...drawn.map((incoming) => +incoming.dataset.v || 0));
+    if (version) document.dispatchEvent(new CustomEvent("twelveplus:drawn", { detail: { version } }));
   }
 
   // --- the answer to this tab's action ------------------------------------------------------------------------------

@@ -190,6 +190,31 @@
     if (event.target.closest && event.target.closest("[data-close-preview]")) closePreview();
   });
 
+  // An open preview follows the table: it was made at one campaign version (its "Aplicar" sends it back, and is
+  // refused if anything changed since), so a change drawn at a newer one asks for it again, with the same choices.
+  // The new one takes its place and says why; the focus stays on "Aplicar" if it was there (the same id).
+  let newest = 0; // the newest campaign version this page has drawn
+  let askedAt = 0; // the version a preview was last asked for again at
+
+  function previewFollows() {
+    const form = document.querySelector("#advance-preview form");
+    if (!form || +form.elements.version.value >= newest || askedAt >= newest) return;
+    askedAt = newest;
+    htmx.ajax("POST", form.getAttribute("hx-post"), { source: form, values: { redraw: "on" } });
+  }
+
+  document.addEventListener("twelveplus:drawn", (event) => {
+    newest = Math.max(newest, event.detail.version);
+    previewFollows();
+  });
+
+  // A preview landed (asked for again, or by the GM): if the table moved on meanwhile, once more.
+  document.addEventListener("htmx:afterSettle", (event) => {
+    if (event.target.id !== "advance-preview") return;
+    askedAt = 0;
+    previewFollows();
+  });
+
   function closeForm(form) {
     const slot = form.parentNode;
     form.remove();
@@ -201,6 +226,18 @@
 
   function cardOf(element) {
     return element.closest ? element.closest(".card") : null;
+  }
+
+  // j / k (and ↓ / ↑ on a card): the next or the previous card, by its name; from outside the cards, the first or
+  // the last.
+  function toCard(from, step) {
+    const cards = Array.from(document.querySelectorAll("#cards > li.card"));
+    if (!cards.length) return false;
+    const at = cards.indexOf(from);
+    const next = at === -1 ? (step > 0 ? cards[0] : cards[cards.length - 1]) : cards[at + step];
+    if (!next) return true; // the first or the last already: the key is still taken (no page scroll)
+    (next.querySelector("h3 a") || next).focus();
+    return true;
   }
 
   function clickIn(root, selector) {
@@ -264,6 +301,10 @@
         if (field) field.focus();
         return field !== null;
       },
+      j: () => toCard(card, 1),
+      k: () => toCard(card, -1),
+      ArrowDown: () => card !== null && toCard(card, 1),
+      ArrowUp: () => card !== null && toCard(card, -1),
       v: () => clickIn(document, "[data-shortcut=party-damage]"),
       e: () => clickIn(document, "[data-shortcut=party-expose]"),
       "?": () => clickIn(document, "[data-shortcuts]"),

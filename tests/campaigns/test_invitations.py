@@ -29,7 +29,7 @@ def test_the_gm_invites_a_player_for_a_character(world: World):
 
 def test_an_invitation_made_from_the_table_shows_on_its_card_at_once(world: World):
     """With htmx, the answer is the regions the invitation touched: the character's card with its link, the log's
-    entry and the undo button, each once; the words, and the keyboard on the card."""
+    entry and the undo button, each once; the words, and the keyboard in the link (its Copy button next)."""
     eira = Character.objects.create(campaign=world.campaign_a, name="Eira", constitution=9)
     response = client_for(world.gm_a).post(invite_url(world, eira), **HTMX)
     assert response.status_code == 200 and response["X-Regions"] == "1" and response["HX-Reswap"] == "none"
@@ -40,7 +40,8 @@ def test_an_invitation_made_from_the_table_shows_on_its_card_at_once(world: Worl
     actions = element_by_id(html, f"card-actions-{eira.pk}").html
     assert f"http://testserver{invitation_url(invite)}" in actions and revoke_url(world, invite) in actions
     assert "Invitación creada" in element_by_id(html, "said").inner
-    assert response["X-Focus"] == f"character-{eira.pk}"
+    assert response["X-Focus"] == f"invitation-{eira.pk}"
+    assert f'id="invitation-{eira.pk}"' in actions
     assert f"character-{world.npc_a.pk}" not in html and "Tomás" not in html  # another card: not drawn again
     # A second one keeps the one pending link, and says so.
     again = client_for(world.gm_a).post(invite_url(world, eira), **HTMX)

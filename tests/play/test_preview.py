@@ -85,6 +85,29 @@ def test_a_change_since_the_preview_gets_the_new_preview_instead(world: World):
     assert reload(world.char_a1).pg == 76
 
 
+def test_an_open_preview_asked_for_again_is_the_new_one_and_moves_no_focus(world: World):
+    # The table changed under an open preview: the page asks for it again (static/js/table.js), with its fields and
+    # `redraw`. That is a preview, whatever version it names: nothing is applied, the new one says why, and the
+    # keyboard stays where it is (no X-Focus).
+    everyone = [world.char_a1.pk, world.char_a2.pk, world.npc_a.pk]
+    html = preview(world, {"duration": "1d", "resting": everyone, "shown": everyone})
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a)  # another tab
+    before = snapshot()
+    data: dict[str, list[str]] = {"redraw": ["on"]}
+    for name, value in hidden_fields(html):
+        data.setdefault(name, []).append(value)
+    response = client_for(world.gm_a).post(act_url(world, "advance"), data, **HTMX)
+    fresh = response.content.decode()
+    assert response.status_code == 200 and response["HX-Retarget"] == "#advance-preview" and snapshot() == before
+    assert "X-Focus" not in response
+    assert "La mesa ha cambiado; la previsión está al día." in fresh and "{#" not in fresh
+    assert "Aldara</strong>: 75 → <strong>76</strong>" in fresh
+    assert dict(hidden_fields(fresh))["version"] == str(Campaign.objects.get(pk=world.campaign_a.pk).version)
+    assert "La mesa ha cambiado" not in preview(world, {"duration": "1d", "resting": everyone})  # asked by the GM
+    apply(world, fresh)
+    assert reload(world.char_a1).pg == 76
+
+
 def test_a_forged_version_or_duration_changes_nothing(world: World):
     before = snapshot()
     for data in ({"duration": "1d", "version": "²"}, {"duration": "1d", "version": "-1"}, {"duration": "99999y"}):
