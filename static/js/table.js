@@ -208,9 +208,19 @@
     previewFollows();
   });
 
-  // A preview landed (asked for again, or by the GM): if the table moved on meanwhile, once more.
+  // A preview landed (asked for again, or by the GM): the duration it shows is a good one, so a refusal of an earlier
+  // try goes; and if the table moved on meanwhile, it is asked for once more.
+  function clearRefusal() {
+    const form = document.getElementById("form-advance");
+    if (!form) return;
+    form.querySelectorAll("[role=alert]").forEach((alert) => alert.remove());
+    form.querySelectorAll(".has-error").forEach((field) => field.classList.remove("has-error"));
+    form.querySelectorAll("[aria-invalid]").forEach((field) => field.removeAttribute("aria-invalid"));
+  }
+
   document.addEventListener("htmx:afterSettle", (event) => {
     if (event.target.id !== "advance-preview") return;
+    if (event.target.querySelector("form")) clearRefusal();
     askedAt = 0;
     previewFollows();
   });

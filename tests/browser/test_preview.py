@@ -23,9 +23,13 @@ def test_preview_then_apply_with_the_keyboard_and_a_stale_preview_is_replaced(
     start = demo.clock
     page.get_by_label("Ver antes qué pasará").check()
     duration = page.locator("#form-advance input[name=duration]")
+    duration.fill("2 lunas")  # refused, with examples that work
+    duration.press("Enter")
+    expect(page.locator("#form-advance [role=alert]")).to_contain_text("«lunas»")
     duration.fill("2 semanas")
     duration.press("Enter")
     preview = page.locator("#advance-preview")
+    expect(page.locator("#form-advance [role=alert]")).to_have_count(0)  # the refusal of the first try is gone
     expect(preview.get_by_role("heading", name="¿Qué pasará?")).to_be_visible()
     expect(preview).to_contain_text("Si avanzas 2 semanas")
     expect(preview.get_by_role("button", name="Aplicar")).to_be_focused()
