@@ -84,7 +84,8 @@ def main() -> None:
     form = {"slot": "party", "kind": "attack", "amount": "1", "characters": [a.pk, b.pk], "choices": choices}
     # The screens of bench/live.py: the GM's table and each player's page.
     views = [
-        live.Seen(screens.view_of(access.audience_of(user, campaign)), "http://mesa", "es") for user in (gm, one, two)
+        live.Seen(screens.view_of(access.audience_of(user, campaign)), "http://localhost", "es")
+        for user in (gm, one, two)
     ]
     spent = timed_parts()
     post, action, renders, queries = [], [], [], []

@@ -60,12 +60,18 @@ class Kept:
 kept = Kept(SIZE)
 
 
+# What {% csrf_token %} draws with the mark for a token.
+CSRF_INPUT = f'<input type="hidden" name="csrfmiddlewaretoken" value="{CSRF_MARK}">'
+
+
 def fill(html: SafeString, csrf_token: str | None, version: int) -> SafeString:
-    """A kept drawing made whole for one drawing: its marks replaced by the page's CSRF token (none for a stream) and
-    the campaign version it is drawn at."""
+    """A kept drawing made whole for one drawing: its marks replaced by the page's CSRF token and the campaign version
+    it is drawn at. A stream has no token: its forms go by htmx, which sends the page's in a header; what a template
+    draws without one is nothing, and so is what is left of its marks here."""
     if "\x00" not in html:
         return html
-    filled = html.replace(CSRF_MARK, escape(csrf_token or "")).replace(VERSION_MARK, str(version))
+    filled = html.replace(CSRF_INPUT, "") if csrf_token is None else str(html)
+    filled = filled.replace(CSRF_MARK, escape(csrf_token or "")).replace(VERSION_MARK, str(version))
     return mark_safe(filled)  # noqa: S308 — a template's own output
 
 

@@ -183,18 +183,17 @@ class Drawing:
     def render_card(self, template: str, card: Card) -> SafeString:
         """Something of a card's (its shell, a region of it) drawn from the card and how this screen shows it alone
         (no request, no context processors), and kept under those (play.kept): a page of 40 unchanged cards draws
-        none of them again. Its marks are filled in by the region that holds it (`element`)."""
+        none of them again, and the answer to an action and the streams draw a changed card once for all. Its marks
+        (the CSRF token, the version) are filled in by the region that holds it (`element`)."""
         invitation = self.invitation(card)
-        how = (self.read_only, self.site, self.request is not None)
         context = {"card": card, "invitation": invitation, "read_only": self.read_only, "site": self.site}
 
         def draw() -> SafeString:
             marked = replace(self, marked=True)
-            mark = CSRF_MARK if self.request is not None else None
-            html = render_to_string(template, {**context, "csrf_token": mark, "drawing": marked})
+            html = render_to_string(template, {**context, "csrf_token": CSRF_MARK, "drawing": marked})
             return mark_safe(html)  # noqa: S308 — a template's own output
 
-        return kept.get((template, card.drawn_from, row_state(invitation), how), draw)
+        return kept.get((template, card.drawn_from, row_state(invitation), self.read_only, self.site), draw)
 
 
 # --- regions ---------------------------------------------------------------------------------------------------------
