@@ -26,19 +26,19 @@ VERSION_MARK = "\x00v\x00"
 SIZE = 4096  # drawings kept per process: two regions of 2,000 cards
 
 
-class Kept:
+class Kept[V]:
     """The most recently used drawings, `size` at most, shared by the threads of one process."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.drawings: OrderedDict[Hashable, SafeString] = OrderedDict()
+        self.drawings: OrderedDict[Hashable, V] = OrderedDict()
         self.lock = threading.Lock()
 
     def has(self, key: Hashable) -> bool:
         with self.lock:
             return (key, get_language(), get_script_prefix()) in self.drawings
 
-    def get(self, key: Hashable, draw: Callable[[], SafeString]) -> SafeString:
+    def get(self, key: Hashable, draw: Callable[[], V]) -> V:
         key = (key, get_language(), get_script_prefix())
         with self.lock:
             html = self.drawings.get(key)
@@ -57,7 +57,8 @@ class Kept:
             self.drawings.clear()
 
 
-kept = Kept(SIZE)
+kept: Kept[SafeString] = Kept(SIZE)
+titles: Kept[str] = Kept(SIZE // 4)  # what undo buttons name, in plain words (their template escapes them)
 
 
 # What {% csrf_token %} draws with the mark for a token.

@@ -4,6 +4,7 @@ before it starts ("Sucesos anteriores"). A page is all any screen reads: older p
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
@@ -14,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event
 from characters.models import Character
-from play.kept import VERSION_MARK, kept
+from play.kept import VERSION_MARK, kept, titles
 from play.log import Entry, entry_for
 
 if TYPE_CHECKING:
@@ -90,6 +91,19 @@ def kept_entries(
         )
 
     return [drawn(pk) for pk in keys]
+
+
+@dataclass(frozen=True)
+class UndoTitle:
+    pk: int
+    title: str
+
+
+def undo_title(state: Snapshot, pk: int, names: dict[int, str]) -> UndoTitle:
+    """What the undo button names: the event's title in the log's words, kept (play.kept) under the event and the
+    names it may use (the event is read whole only to word it the first time)."""
+    title = titles.get(("undo", pk, frozenset(names.items())), lambda: entry_for(state.entries([pk])[0], names).title)
+    return UndoTitle(pk, title)
 
 
 # --- the log's regions of a screen (play.screens) --------------------------------------------------------------------

@@ -30,8 +30,7 @@ from play.cards import Card
 from play.forms.advance import AdvanceForm
 from play.forms.party import PartyViewForm
 from play.kept import CSRF_MARK, VERSION_MARK, fill, kept, row_state
-from play.log import entry_for
-from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, log, sheet_log_entries
+from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, log, sheet_log_entries, undo_title
 from play.party import companion
 from play.snapshot import Snapshot
 from play.timeline import timeline_for
@@ -250,8 +249,9 @@ def party_view(drawing: Drawing) -> dict[str, Any]:
 
 
 def undo(drawing: Drawing) -> dict[str, Any]:
-    undoable = drawing.state.undoable
-    return {"undo": None if undoable is None else entry_for(undoable, drawing.state.names)}
+    """The undo button: what it would undo, in the log's words (kept with the log's entries)."""
+    pk = drawing.state.undoable
+    return {"undo": None if pk is None else undo_title(drawing.state, pk, drawing.state.names)}
 
 
 def my_checks(drawing: Drawing) -> dict[str, Any]:

@@ -28,9 +28,10 @@ from rules.models import CalledCheck
 @dataclass(frozen=True)
 class Head:
     """Of a log entry, what says whether it is kept (play.log_pages): whether it was undone (all that changes of an
-    event) and whom it is about."""
+    event), its kind and whom it is about."""
 
     undone: bool
+    action: str
     characters: tuple[int, ...]
 
 
@@ -46,7 +47,7 @@ class Snapshot:
         if event is not None:
             self.events[event.pk] = event
             if event.action != EventKind.UNDO:
-                self.__dict__["undoable"] = event  # what the cached property would find: the newest event
+                self.__dict__["undoable"] = event.pk  # what the cached property would find: the newest event
         return self
 
     @cached_property
@@ -95,8 +96,20 @@ class Snapshot:
         return {character.pk: character.name for character in self.roster.characters}
 
     @cached_property
-    def undoable(self) -> Event | None:
-        return queries.latest_undoable(self.campaign)
+    def undoable(self) -> int | None:
+        """The event an undo would undo now (rules.queries.latest_undoable), found among the log's page when it is
+        there: no query of its own then."""
+        for pk in self.log_page:
+            head = self.heads[pk]
+            if not head.undone and head.action != EventKind.UNDO:
+                return pk
+        if len(self.log_page) < LOG_LENGTH:
+            return None  # the page is the whole log
+        event = queries.latest_undoable(self.campaign)
+        if event is None:
+            return None
+        self.events[event.pk] = event
+        return event.pk
 
     @cached_property
     def log_page(self) -> list[int]:
@@ -106,9 +119,9 @@ class Snapshot:
     def read_heads(self, events: QuerySet[Event]) -> list[int]:
         """The heads of these events (one query; their states and payloads are read only for an entry not kept),
         and their ids."""
-        rows = events.values_list("pk", "undone", "characters")
-        self.heads.update((pk, Head(undone, tuple(characters))) for pk, undone, characters in rows)
-        return [pk for pk, _undone, _characters in rows]
+        rows = events.values_list("pk", "undone", "action", "characters")
+        self.heads.update((pk, Head(undone, action, tuple(characters))) for pk, undone, action, characters in rows)
+        return [row[0] for row in rows]
 
     def heads_of(self, ids: Iterable[int]) -> dict[int, Head]:
         """The heads of these events, newest first, each read once whoever asks."""
@@ -119,7 +132,7 @@ class Snapshot:
         for pk in wanted:
             if pk in self.events:
                 event = self.events[pk]
-                self.heads[pk] = Head(event.undone, tuple(event.characters))
+                self.heads[pk] = Head(event.undone, event.action, tuple(event.characters))
         return {pk: self.heads[pk] for pk in wanted if pk in self.heads}
 
     def entries(self, ids: Iterable[int]) -> list[Event]:
