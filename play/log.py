@@ -69,6 +69,14 @@ class Story:
     def mine(self, pk: int | str) -> bool:
         return self.only is None or str(pk) == str(self.only)
 
+    def named(self, named: list[events.Named]) -> list[str]:
+        """The names of those the reader may see: with `only`, theirs; never one kept from them (a secret NPC)."""
+        return [
+            n.name
+            for n in named
+            if self.mine(n.character) and not (str(n.character).isdigit() and int(n.character) in self.unseen)
+        ]
+
     def patient(self) -> str:
         return self.name(self.event.characters[0])
 
@@ -357,6 +365,28 @@ def pg_lines_of_edit(story: Story) -> list[str]:
 @words(events.CharacterRemoved)
 def character_removed(story: Story, payload: events.CharacterRemoved) -> tuple[str, list[str]]:
     return _("%(name)s sale de la campaña") % {"name": payload.name}, []
+
+
+@words(events.CharactersAdded)
+def characters_added(story: Story, payload: events.CharactersAdded) -> tuple[str, list[str]]:
+    names = story.named(payload.added)
+    return _("Añadir varios: %(names)s") % {"names": name_span(names)}, [", ".join(names)] if len(names) > 2 else []
+
+
+@words(events.CharactersRemoved)
+def characters_removed(story: Story, payload: events.CharactersRemoved) -> tuple[str, list[str]]:
+    return _("Retirados de la campaña: %(names)s") % {"names": ", ".join(story.named(payload.removed))}, []
+
+
+def name_span(names: list[str]) -> str:
+    """Numbered names in short: "Guardia 1…6" for Guardia 1 to Guardia 6; a few names, all of them."""
+    if len(names) <= 2:
+        return ", ".join(names)
+    first, last = names[0], names[-1]
+    head = first.rstrip("0123456789")
+    if head and last.startswith(head) and last[len(head) :].isdigit() and first[len(head) :].isdigit():
+        return f"{first}…{last[len(head) :]}"
+    return f"{first}…{last}"
 
 
 @words(events.InvitationCreated)

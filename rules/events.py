@@ -42,6 +42,8 @@ class EventKind(models.TextChoices):
     CHARACTER_ADDED = "character_added", _("personaje nuevo")
     CHARACTER_EDITED = "character_edited", _("hoja editada")
     CHARACTER_REMOVED = "character_removed", _("personaje retirado")
+    CHARACTERS_ADDED = "characters_added", _("varios personajes nuevos")
+    CHARACTERS_REMOVED = "characters_removed", _("varios personajes retirados")
     INVITATION_CREATED = "invitation_created", _("invitación creada")
     INVITATION_REVOKED = "invitation_revoked", _("invitación anulada")
     INVITATION_CLAIMED = "invitation_claimed", _("invitación aceptada")
@@ -293,6 +295,31 @@ class CharacterRemoved(Payload):
     cancelled: list[
         Whole
     ] = []  # the checks it still owed, called off (their ids where it was played, as CheckCancelled)
+
+
+class Named(Record):
+    """A character by id and by the name it had then."""
+
+    character: CharacterRef
+    name: Text
+
+
+class CharactersAdded(Payload):
+    """Several characters at once (quick NPCs: "Guardia 1"…"Guardia 6"), each unhurt."""
+
+    kind_of_event = EventKind.CHARACTERS_ADDED
+    roster = True
+    added: list[Named]
+
+
+class CharactersRemoved(Payload):
+    """Several characters taken out at once; what CharacterRemoved keeps of one, for each."""
+
+    kind_of_event = EventKind.CHARACTERS_REMOVED
+    in_play = roster = calls = True
+    removed: list[Named]
+    revoked: list[InvitationRef] = []
+    cancelled: list[Whole] = []
 
 
 class InvitationCreated(Payload):

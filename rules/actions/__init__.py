@@ -30,6 +30,7 @@ from rules.actions.health import (
     treat_illness,
     treat_wounds,
 )
+from rules.actions.npcs import add_characters, numbered_names, remove_characters
 from rules.actions.sheet import (
     SHEET_FIELDS,
     InvitationGone,
@@ -54,6 +55,7 @@ __all__ = [
     "Outcome",
     "Sheet",
     "add_character",
+    "add_characters",
     "add_disease",
     "advance_clock",
     "answer_check",
@@ -71,6 +73,8 @@ __all__ = [
     "expose",
     "medicate",
     "remove_character",
+    "remove_characters",
+    "numbered_names",
     "restore_disease",
     "retire_disease",
     "retire_site_diseases",
