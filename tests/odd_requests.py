@@ -126,6 +126,12 @@ def sheet(t: Table) -> Data:
             "heal_wounds": "1", "weight_kg": "70", "notes": "Lleva una lámpara."}  # fmt: skip
 
 
+def several(t: Table) -> Data:
+    """Quick NPCs: a numbered name, how many, one sheet for all."""
+    return {"name": "Guardia", "count": "3", "constitution": "6", "jump": "1", "heal_wounds": "0", "weight_kg": "80",
+            "party_view": "band", "notes": ""}  # fmt: skip
+
+
 def disease(t: Table) -> Data:
     return {"name": "Gripe azul", "category": "serious", "penalty": "-1", "pg_per_week": "2"}
 
@@ -174,6 +180,10 @@ ROUTES: dict[str, Route] = {
     "character_create": Route(ACTION, in_a, data=sheet, examples=50),
     "character_edit": Route(ACTION, a1_in_a, data=sheet, examples=50),
     "character_delete": Route(ACTION, a1_in_a, examples=15),
+    "characters_add_several": Route(ACTION, in_a, data=several, examples=50),
+    "characters_remove_several": Route(
+        ACTION, in_a, data=lambda t: {"characters": [str(t.world.char_a1.pk), str(t.world.npc_a.pk)]}, examples=40
+    ),
     "character_invite": Route(("post",), a1_in_a, examples=15),
     "damage": Route(ACTION, in_a, data=damage, query=lambda t: {**card(t), "kind": "fall"}, examples=60),
     "expose": Route(

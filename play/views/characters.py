@@ -13,6 +13,7 @@ from campaigns.access import campaign_for_gm, character_for_gm
 from characters.models import Character
 from play.forms.characters import CharacterForm
 from play.forms.fields import posted
+from play.forms.npcs import RemoveSeveralForm, SeveralCharactersForm
 from rules import actions
 from rules.actions import SHEET_FIELDS
 
@@ -65,3 +66,33 @@ def character_delete(request: HttpRequest, campaign_id: int, character_id: int) 
         return redirect("campaign", campaign_id)
     character = character_for_gm(request.user, campaign_id, character_id)
     return render(request, "character_confirm_delete.html", {"campaign": character.campaign, "character": character})
+
+
+# --- quick NPCs: several at once -------------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def characters_add_several(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = campaign_for_gm(request.user, campaign_id)
+    form = SeveralCharactersForm(posted(request), campaign=campaign)
+    if request.method == "POST" and form.is_valid() and (outcome := form.apply(request.user)) is not None:
+        names = [character.name for character in outcome.characters]
+        messages.success(request, _("Añadidos: %(names)s.") % {"names": ", ".join(names)})
+        return redirect("campaign", campaign.pk)
+    context = {"campaign": campaign, "form": form}
+    return render(request, "characters_add_several.html", context, status=400 if form.errors else 200)
+
+
+@require_http_methods(["GET", "POST"])
+def characters_remove_several(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = campaign_for_gm(request.user, campaign_id)
+    form = RemoveSeveralForm(posted(request), campaign=campaign)
+    if request.method == "POST" and form.is_valid() and (outcome := form.apply(request.user)) is not None:
+        names = ", ".join(character.name for character in outcome.characters)
+        messages.success(
+            request,
+            _("Han salido de la campaña: %(names)s. «Deshacer» en el registro los trae de vuelta.") % {"names": names},
+        )
+        return redirect("campaign", campaign.pk)
+    context = {"campaign": campaign, "form": form}
+    return render(request, "characters_remove_several.html", context, status=400 if form.errors else 200)

@@ -55,6 +55,8 @@ MATRIX = {
         {**everyone(200, anonymous=200), "gm_a": 204, "player_a": 204, "player_a2": 204},
     ),
     "character_create": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    "characters_add_several": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    "characters_remove_several": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "campaign_log": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "character_log": (
         "get",
@@ -176,6 +178,8 @@ WRITES = {
     "delete": ("character_delete", {}),
     "invite": ("character_invite", {}),
     "create": ("character_create", {**SHEET, "name": "Intruso"}),
+    "add several": ("characters_add_several", {**SHEET, "name": "Intruso", "count": 3}),
+    "remove several": ("characters_remove_several", {"characters": "{a1}"}),
 }
 
 
@@ -183,8 +187,9 @@ WRITES = {
 @pytest.mark.parametrize("persona", ["player_a", "player_a2", "gm_b", "outsider"])
 def test_forbidden_character_writes_are_404_and_change_nothing(world: World, persona: str, write: str):
     route, data = WRITES[write]
+    data = {key: str(value).format(a1=world.char_a1.pk) for key, value in data.items()}
     kwargs = {"campaign_id": world.campaign_a.pk}
-    if route != "character_create":
+    if not route.startswith(("character_create", "characters_")):
         kwargs["character_id"] = world.char_a1.pk
     before = (characters_state(), list(Invitation.objects.values_list("pk", "character")))
     response = client_for(getattr(world, persona)).post(reverse(route, kwargs=kwargs), data)
