@@ -367,28 +367,6 @@ def character_removed(story: Story, payload: events.CharacterRemoved) -> tuple[s
     return _("%(name)s sale de la campaña") % {"name": payload.name}, []
 
 
-@words(events.CharactersAdded)
-def characters_added(story: Story, payload: events.CharactersAdded) -> tuple[str, list[str]]:
-    names = story.named(payload.added)
-    return _("Añadir varios: %(names)s") % {"names": name_span(names)}, [", ".join(names)] if len(names) > 2 else []
-
-
-@words(events.CharactersRemoved)
-def characters_removed(story: Story, payload: events.CharactersRemoved) -> tuple[str, list[str]]:
-    return _("Retirados de la campaña: %(names)s") % {"names": ", ".join(story.named(payload.removed))}, []
-
-
-def name_span(names: list[str]) -> str:
-    """Numbered names in short: "Guardia 1…6" for Guardia 1 to Guardia 6; a few names, all of them."""
-    if len(names) <= 2:
-        return ", ".join(names)
-    first, last = names[0], names[-1]
-    head = first.rstrip("0123456789")
-    if head and last.startswith(head) and last[len(head) :].isdigit() and first[len(head) :].isdigit():
-        return f"{first}…{last[len(head) :]}"
-    return f"{first}…{last}"
-
-
 @words(events.InvitationCreated)
 def invitation_created(story: Story, payload: events.InvitationCreated) -> tuple[str, list[str]]:
     return _("Enlace de invitación para %(name)s") % {"name": payload.name}, []
@@ -463,6 +441,8 @@ def called_check(payload: events.CheckCalled | events.CheckCancelled) -> str:
 def check_cancelled(story: Story, payload: events.CheckCancelled) -> tuple[str, list[str]]:
     return _("Tirada anulada: %(check)s") % {"check": called_check(payload)}, story.for_whom()
 
+
+from play import log_npcs  # noqa: E402, F401 - the quick NPCs' kinds, words of their own
 
 assert set(WORDING) == set(events.PAYLOADS.values()), "every event kind has its words"
 

@@ -242,6 +242,8 @@ PROBES: list[tuple[str, Callable[[Table], Data], str | None]] = [
     ("characters_add_several", lambda t: {"name": "G" * 99, "count": "12"}, "name"),
     ("characters_add_several", lambda t: {"constitution": "\x00"}, "constitution"),
     ("characters_add_several", lambda t: {"party_view": "todo"}, "party_view"),
+    ("characters_add_several", lambda t: {"save_template": "1", "count": "0"}, "count"),
+    ("characters_add_several", lambda t: {"save_template": "1", "name": "\x00"}, "name"),
     ("characters_remove_several", lambda t: {"characters": []}, "characters"),
     ("characters_remove_several", lambda t: {"characters": [str(t.world.char_b.pk)]}, "characters"),
     ("characters_remove_several", lambda t: {"characters": [arabic(t.world.char_a1.pk)]}, "characters"),

@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign
-from characters.models import Character
+from characters.models import Character, NpcTemplate
 from play.forms.base import ActionForm, PageForm
 from play.forms.characters import CharacterForm
 from play.forms.fields import WholeNumberField
@@ -56,7 +56,19 @@ class SeveralCharactersForm(PageForm, ActionForm[Actor, actions.Outcome], forms.
         return Sheet(name=data["name"], **{name: data[name] for name in SHEET})
 
     def perform(self, by: Actor) -> actions.Outcome:
+        if self.keeping:
+            return actions.save_template(self.campaign, self.sheet(), self.cleaned_data["count"], by=by)
         return actions.add_characters(self.campaign, self.sheet(), self.cleaned_data["count"], by=by)
+
+    @property
+    def keeping(self) -> bool:
+        """Sent with "Guardar como plantilla": the values are kept under their name, and nobody is added."""
+        return self.is_bound and "save_template" in self.data
+
+
+def template_initial(template: NpcTemplate) -> dict[str, object]:
+    """The form's values as a template keeps them."""
+    return {name: getattr(template, name) for name in ("name", "count", *SHEET)}
 
 
 class RowsChoiceField(forms.ModelMultipleChoiceField):

@@ -30,7 +30,7 @@ from rules.actions.health import (
     treat_illness,
     treat_wounds,
 )
-from rules.actions.npcs import add_characters, numbered_names, remove_characters
+from rules.actions.npcs import add_characters, delete_template, numbered_names, remove_characters, save_template
 from rules.actions.sheet import (
     SHEET_FIELDS,
     InvitationGone,
@@ -66,6 +66,7 @@ __all__ = [
     "create_campaign",
     "create_invitation",
     "delete_campaign",
+    "delete_template",
     "edit_campaign",
     "edit_character",
     "edit_disease",
@@ -81,6 +82,7 @@ __all__ = [
     "revoke_invitation",
     "name_clash_message",
     "save_site_disease",
+    "save_template",
     "site_name_clash",
     "treat_illness",
     "treat_wounds",

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event
-from characters.models import Character
+from characters.models import Character, NpcTemplate
 from rules import engine, events, mapping
 from rules.actions.core import ActionError, Actor, Outcome, checked_name, ids, load, lock_campaign, log, undoes
 from rules.actions.sheet import NAME_LENGTH, SHEET_FIELDS, Sheet, bring_back, checked_sheet, revoke_pending
@@ -97,3 +97,60 @@ def undo_characters_added(campaign: Campaign, event: Event, payload: events.Char
 @undoes(events.CharactersRemoved)
 def undo_characters_removed(campaign: Campaign, event: Event, payload: events.CharactersRemoved) -> None:
     bring_back(campaign, event, payload.revoked, payload.cancelled)
+
+
+# --- templates: a campaign's quick NPCs' sheets, kept by name ---------------------------------------------------------
+
+TEMPLATE_FIELDS = tuple(events.TemplateValues.__struct_fields__)
+
+
+def values_of(template: NpcTemplate) -> events.TemplateValues:
+    return events.TemplateValues(**{name: getattr(template, name) for name in TEMPLATE_FIELDS})
+
+
+@transaction.atomic
+def save_template(campaign: Campaign | int, sheet: Sheet, count: int, *, by: Actor) -> Outcome:
+    """Keep the "Añadir varios" form's values under its name pattern; a template of that name takes the new values."""
+    campaign = lock_campaign(campaign)
+    sheet = checked_sheet(campaign, sheet)
+    cap = settings.CHARACTERS_PER_CAMPAIGN
+    if not 1 <= count <= cap:
+        raise ActionError(_("Debe estar entre %(low)s y %(high)s.") % {"low": 1, "high": cap}, "count")
+    values = events.TemplateValues(
+        count=count, **{name: getattr(sheet, name) for name in TEMPLATE_FIELDS if name != "count"}
+    )
+    found = campaign.npc_templates.select_for_update().filter(name=sheet.name).first()
+    replaced = None if found is None else values_of(found)
+    if replaced == values:
+        return Outcome(None, [])
+    template = found or NpcTemplate(campaign=campaign)
+    for name in TEMPLATE_FIELDS:
+        setattr(template, name, getattr(values, name))
+    template.save()
+    return Outcome(log(campaign, by, events.TemplateChanged(before=replaced, after=values), []), [])
+
+
+@transaction.atomic
+def delete_template(campaign: Campaign | int, template: NpcTemplate | int, *, by: Actor) -> Outcome:
+    """Forget a template (an undo keeps it again)."""
+    campaign = lock_campaign(campaign)
+    template_id = template if isinstance(template, int) else template.pk
+    found = campaign.npc_templates.select_for_update().filter(pk=template_id).first()
+    if found is None:
+        raise ActionError(_("Esa plantilla ya no existe."), "template")
+    values = values_of(found)
+    found.delete()
+    return Outcome(log(campaign, by, events.TemplateChanged(before=values), []), [])
+
+
+def _keep(campaign: Campaign, values: events.TemplateValues) -> None:
+    fields = {name: getattr(values, name) for name in TEMPLATE_FIELDS if name != "name"}
+    NpcTemplate.objects.update_or_create(campaign=campaign, name=values.name, defaults=fields)
+
+
+@undoes(events.TemplateChanged)
+def undo_template_changed(campaign: Campaign, event: Event, payload: events.TemplateChanged) -> None:
+    if payload.before is not None:
+        _keep(campaign, payload.before)
+    elif payload.after is not None:
+        campaign.npc_templates.filter(name=payload.after.name).delete()

@@ -57,6 +57,10 @@ def check(document: Document) -> list[events.Payload]:
         "disease": diseases | set(document.missing.disease),
         "event": {e.key for e in document.events} | set(document.missing.event),
     }
+    names = [template.name for template in document.templates]
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise invalid_copy(f"$.templates[{index}].name", _("repite el nombre de otra plantilla."))
     for index, disease in enumerate(document.diseases):
         for field, message in disease_errors(disease.category, disease.penalty, disease.pg_per_week).items():
             raise invalid_copy(f"$.diseases[{index}].{field}", message)

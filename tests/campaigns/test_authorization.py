@@ -4,7 +4,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from campaigns.models import Invitation
-from characters.models import Character
+from characters.models import Character, NpcTemplate
 from rules.models import Disease
 from tests.helpers import World, client_for
 
@@ -22,6 +22,10 @@ def only(allowed: dict[str, int], others: int = 404) -> dict[str, int]:
 
 def own_disease(w) -> int:
     return Disease.objects.create(name="Propia", category="common", penalty=-1, campaign=w.campaign_a).pk
+
+
+def own_template(w) -> int:
+    return NpcTemplate.objects.create(name="Guardia", count=3, constitution=6, campaign=w.campaign_a).pk
 
 
 # The actions on one character are opened from its card.
@@ -111,6 +115,11 @@ MATRIX = {
     ),
     # The token is the capability: any signed-in user who has the link may open it.
     "invitation": ("get", lambda w: {"token": w.invite_a.token}, everyone(200)),
+    "template_delete": (
+        "post",
+        lambda w: {"campaign_id": w.campaign_a.pk, "template_id": own_template(w)},
+        only({"gm_a": 302}),
+    ),
     "invitation_revoke": (
         "post",
         lambda w: {"campaign_id": w.campaign_a.pk, "invitation_id": w.invite_a.pk},
