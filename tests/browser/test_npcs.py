@@ -1,6 +1,8 @@
 """Issue 25, quick NPCs, as the GM uses them in real browsers on a real ASGI server: six guards in one go, then three
 of them and a player's character out in one go, then one undo brings them all back; the GM's other tab and a
-player's phone follow live. On a 375 px phone in English the pages read in English and nothing scrolls sideways."""
+player's phone follow live. On a 375 px phone in English the pages read in English and nothing scrolls sideways. A
+template is kept, fills the form another day and is deleted, on a desktop in Spanish and a phone in English, with
+axe finding nothing serious on the pages."""
 
 from collections.abc import Iterator
 
@@ -9,6 +11,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from campaigns.models import Campaign
 from characters.models import Character
+from tests.browser.test_accessibility import serious_violations
 from tests.browser.test_party import companion, context_for, open_page
 from tests.helpers import card, expect_live_equals_reload, screenshot, watch_errors, without_live_updates
 from tests.servers import asgi_server
@@ -135,5 +138,88 @@ def test_on_a_phone_in_english(browser: Browser, server: str, demo: Campaign):
         on_phone_in_english(page, "npcs-phone-en-table")
         # The two refusals answered 400 on purpose (a page form, as "Añadir personaje"); Chromium logs each.
         assert page.errors == ["Failed to load resource: the server responded with a status of 400 (Bad Request)"] * 2
+    finally:
+        context.close()
+
+
+WORDS = {
+    "es-ES": {
+        "add": "Añadir varios",
+        "name": "Nombre",
+        "count": "Cuántos",
+        "con": "Constitución (CON)",
+        "keep": "Guardar como plantilla",
+        "kept": "Plantilla «Lobo» guardada.",
+        "fill": "Rellenar con la plantilla",
+        "use": "Usar",
+        "do": "Añadir",
+        "delete": "Borrar la plantilla «Lobo»",
+        "deleted": "Plantilla «Lobo» borrada.",
+        "logged": "Plantilla de PNJ borrada: Lobo",
+    },
+    "en-US": {
+        "add": "Add several",
+        "name": "Name",
+        "count": "How many",
+        "con": "Constitution (CON)",
+        "keep": "Save as a template",
+        "kept": "Template “Lobo” saved.",
+        "fill": "Fill in from the template",
+        "use": "Use",
+        "do": "Add",
+        "delete": "Delete the template “Lobo”",
+        "deleted": "Template “Lobo” deleted.",
+        "logged": "NPC template deleted: Lobo",
+    },
+}
+
+
+@pytest.mark.parametrize(("locale", "phone"), [("es-ES", False), ("en-US", True)])
+def test_a_template_kept_used_and_deleted(browser: Browser, server: str, demo: Campaign, locale: str, phone: bool):
+    words = WORDS[locale]
+    context = context_for(browser, server, "narrador", locale=locale, phone=phone)
+    table = f"{server}/campaigns/{demo.pk}/"
+    size = "phone-en" if phone else "desktop-es"
+    try:
+        page = watch_errors(context.new_page())
+        page.goto(table)
+        page.get_by_role("link", name=words["add"], exact=True).click()
+        page.get_by_label(words["name"]).fill("Lobo")
+        page.get_by_label(words["count"]).fill("3")
+        page.get_by_label(words["con"]).fill("3")
+        page.get_by_role("button", name=words["keep"]).click()
+        expect(page.locator(".messages")).to_contain_text(words["kept"])
+        assert in_play(demo) == {"Aldara", "Borin", "Sibila", "Hermano Tomás"}  # kept, nobody added
+
+        # Another day: the form starts empty, and the template fills it.
+        page.goto(table)
+        page.get_by_role("link", name=words["add"], exact=True).click()
+        expect(page.get_by_label(words["name"])).to_have_value("")
+        expect(page.get_by_label(words["fill"])).to_have_value(str(demo.npc_templates.get().pk))
+        page.get_by_role("button", name=words["use"], exact=True).click()
+        expect(page.get_by_label(words["name"])).to_have_value("Lobo")
+        expect(page.get_by_label(words["count"])).to_have_value("3")
+        expect(page.get_by_label(words["con"])).to_have_value("3")
+        if phone:
+            assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        screenshot(page, f"npcs-template-filled-{size}")
+        assert serious_violations(page) == []
+        page.get_by_role("button", name=words["do"], exact=True).click()
+        expect(page).to_have_url(table)
+        for name in ("Lobo 1", "Lobo 2", "Lobo 3"):
+            expect(card(page, name)).to_have_count(1)
+
+        page.get_by_role("link", name=words["add"], exact=True).click()
+        page.get_by_role("button", name=words["use"], exact=True).click()
+        page.get_by_role("button", name=words["delete"]).click()
+        expect(page.locator(".messages")).to_contain_text(words["deleted"])
+        expect(page.get_by_label(words["fill"])).to_have_count(0)
+        screenshot(page, f"npcs-template-deleted-{size}")
+        page.goto(f"{table}characters/remove/")
+        assert serious_violations(page) == []
+        page.goto(table)
+        expect(page.locator("aside.log")).to_contain_text(words["logged"])
+        assert not demo.npc_templates.exists()
+        assert page.errors == []
     finally:
         context.close()

@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import Event
-from characters.models import Character
+from characters.models import Character, NpcTemplate
 from rules import queries
 from tests.helpers import World, client_for, full_snapshot, gm_table, snapshot
 
@@ -118,3 +118,45 @@ def test_nobody_else_may(world: World, persona: str):
     assert client.post(add_url(world), SEVERAL).status_code == 404
     assert client.post(remove_url(world), {"characters": [str(world.char_a1.pk)]}).status_code == 404
     assert unchanged(world) == before
+
+
+# --- templates -------------------------------------------------------------------------------------------------------
+
+
+def test_save_as_template_then_fill_the_form_from_it_and_delete_it(world: World):
+    client = client_for(world.gm_a)
+    wolf = {**SEVERAL, "name": "Lobo", "count": "3", "constitution": "3", "weight_kg": "40", "save_template": "1"}
+    response = client.post(add_url(world), wolf, follow=True)
+    template = NpcTemplate.objects.get(campaign=world.campaign_a, name="Lobo")
+    assert response.redirect_chain == [(f"{add_url(world)}?template={template.pk}", 302)]
+    page = response.content.decode()
+    assert "Plantilla «Lobo» guardada." in page
+    assert not Character.objects.filter(name__startswith="Lobo").exists()  # kept, nobody added
+    form = response.context["form"]
+    assert (form["name"].value(), form["count"].value(), form["weight_kg"].value()) == ("Lobo", 3, 40)
+    assert f'<option value="{template.pk}" selected>Lobo</option>' in page
+
+    # A template of another campaign, or none, is not found.
+    theirs = NpcTemplate.objects.create(campaign=world.campaign_b, name="Orco", count=2, constitution=8)
+    for bad in (str(theirs.pk), "x", "٣", ""):
+        assert client.get(add_url(world), {"template": bad}).status_code == 404
+
+    delete = reverse("template_delete", kwargs={"campaign_id": world.campaign_a.pk, "template_id": template.pk})
+    response = client.post(delete, follow=True)
+    assert "Plantilla «Lobo» borrada." in response.content.decode()
+    assert not NpcTemplate.objects.filter(pk=template.pk).exists()
+    assert client.post(delete).status_code == 404  # gone: a second tab's click
+    other = reverse("template_delete", kwargs={"campaign_id": world.campaign_a.pk, "template_id": theirs.pk})
+    assert client.post(other).status_code == 404 and NpcTemplate.objects.filter(pk=theirs.pk).exists()
+
+
+@pytest.mark.parametrize("persona", ["player_a", "player_a2", "gm_b", "outsider"])
+def test_nobody_else_may_touch_templates(world: World, persona: str):
+    template = NpcTemplate.objects.create(campaign=world.campaign_a, name="Lobo", count=2, constitution=3)
+    before = unchanged(world), list(NpcTemplate.objects.values())
+    client = client_for(getattr(world, persona))
+    assert client.get(add_url(world), {"template": template.pk}).status_code == 404
+    assert client.post(add_url(world), {**SEVERAL, "save_template": "1"}).status_code == 404
+    delete = reverse("template_delete", kwargs={"campaign_id": world.campaign_a.pk, "template_id": template.pk})
+    assert client.post(delete).status_code == 404
+    assert (unchanged(world), list(NpcTemplate.objects.values())) == before
