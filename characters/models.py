@@ -114,3 +114,35 @@ class Character(models.Model):
     def dead(self) -> bool:
         """RULES.md section 4: dead exactly when PG is 0 or a death has been recorded."""
         return self.died_at is not None or self.pg == 0
+
+
+class NpcTemplate(models.Model):
+    """A sheet a campaign keeps for its quick NPCs ("Guardia", "Lobo"): the "Añadir varios" form's values under their
+    name pattern, to fill that form again. Only rules.actions.npcs writes it (logged, undoable)."""
+
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, related_name="npc_templates", verbose_name=_("campaña")
+    )
+    name = models.CharField(_("nombre"), max_length=100)
+    count = models.PositiveSmallIntegerField(_("cuántos"), default=1)
+    constitution = models.PositiveSmallIntegerField(_("Constitución (CON)"), validators=bounded(*CON_RANGE))
+    jump = models.PositiveSmallIntegerField(_("Saltar"), default=0, validators=bounded(*SKILL_RANGE))
+    heal_wounds = models.PositiveSmallIntegerField(_("Curar Heridas"), default=0, validators=bounded(*SKILL_RANGE))
+    weight_kg = models.PositiveSmallIntegerField(_("peso (kg)"), default=70, validators=bounded(*WEIGHT_RANGE))
+    party_view = models.CharField(_("lo que ven los demás jugadores"), max_length=10, blank=True, default="")
+    notes = models.TextField(_("notas"), blank=True, max_length=5000)
+
+    class Meta:
+        verbose_name = _("plantilla de PNJ")
+        verbose_name_plural = _("plantillas de PNJ")
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="npc_template_name_per_campaign"),
+            models.CheckConstraint(
+                condition=Q(constitution__gte=CON_RANGE[0], constitution__lte=CON_RANGE[1]),
+                name="npc_template_constitution_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name

@@ -69,6 +69,14 @@ class Story:
     def mine(self, pk: int | str) -> bool:
         return self.only is None or str(pk) == str(self.only)
 
+    def named(self, named: list[events.Named]) -> list[str]:
+        """The names of those the reader may see: with `only`, theirs; never one kept from them (a secret NPC)."""
+        return [
+            n.name
+            for n in named
+            if self.mine(n.character) and not (str(n.character).isdigit() and int(n.character) in self.unseen)
+        ]
+
     def patient(self) -> str:
         return self.name(self.event.characters[0])
 
@@ -433,6 +441,8 @@ def called_check(payload: events.CheckCalled | events.CheckCancelled) -> str:
 def check_cancelled(story: Story, payload: events.CheckCancelled) -> tuple[str, list[str]]:
     return _("Tirada anulada: %(check)s") % {"check": called_check(payload)}, story.for_whom()
 
+
+from play import log_npcs  # noqa: E402, F401 - the quick NPCs' kinds, words of their own
 
 assert set(WORDING) == set(events.PAYLOADS.values()), "every event kind has its words"
 

@@ -37,6 +37,9 @@ urlpatterns = [
     path("invite/<token:token>/", campaigns.invitation, name="invitation"),
     # character sheets
     path(CAMPAIGN + "characters/new/", characters.character_create, name="character_create"),
+    path(CAMPAIGN + "characters/several/", characters.characters_add_several, name="characters_add_several"),
+    path(CAMPAIGN + "templates/<int:template_id>/delete/", characters.template_delete, name="template_delete"),
+    path(CAMPAIGN + "characters/remove/", characters.characters_remove_several, name="characters_remove_several"),
     path(CHARACTER + "edit/", characters.character_edit, name="character_edit"),
     path(CHARACTER + "delete/", characters.character_delete, name="character_delete"),
     # the rules and the campaign's diseases

@@ -42,6 +42,9 @@ class EventKind(models.TextChoices):
     CHARACTER_ADDED = "character_added", _("personaje nuevo")
     CHARACTER_EDITED = "character_edited", _("hoja editada")
     CHARACTER_REMOVED = "character_removed", _("personaje retirado")
+    CHARACTERS_ADDED = "characters_added", _("varios personajes nuevos")
+    CHARACTERS_REMOVED = "characters_removed", _("varios personajes retirados")
+    TEMPLATE_CHANGED = "template_changed", _("plantilla de PNJ")
     INVITATION_CREATED = "invitation_created", _("invitación creada")
     INVITATION_REVOKED = "invitation_revoked", _("invitación anulada")
     INVITATION_CLAIMED = "invitation_claimed", _("invitación aceptada")
@@ -290,9 +293,48 @@ class CharacterRemoved(Payload):
     about_one = in_play = roster = calls = True
     name: Text
     revoked: list[InvitationRef] = []
-    cancelled: list[
-        Whole
-    ] = []  # the checks it still owed, called off (their ids where it was played, as CheckCancelled)
+    # The checks it still owed, called off (their ids where it was played, as CheckCancelled).
+    cancelled: list[Whole] = []
+
+
+class Named(Record):  # a character by id and by the name it had then
+    character: CharacterRef
+    name: Text
+
+
+class CharactersAdded(Payload):  # quick NPCs: several characters at once ("Guardia 1"…"Guardia 6"), each unhurt
+    kind_of_event = EventKind.CHARACTERS_ADDED
+    roster = True
+    added: list[Named]
+
+
+class CharactersRemoved(Payload):  # several taken out at once: what CharacterRemoved keeps of one, for each
+    kind_of_event = EventKind.CHARACTERS_REMOVED
+    in_play = roster = calls = True
+    removed: list[Named]
+    revoked: list[InvitationRef] = []
+    cancelled: list[Whole] = []
+
+
+class TemplateValues(Record):  # a quick NPCs' template (characters.models.NpcTemplate): its name and values
+    name: Text
+    count: Whole
+    constitution: Signed
+    jump: Signed = 0
+    heal_wounds: Signed = 0
+    weight_kg: Signed = 70
+    party_view: Text = ""
+    notes: Text = ""
+
+
+class TemplateChanged(Payload):  # a template saved (`before` None), saved again, or deleted (`after` None)
+    kind_of_event = EventKind.TEMPLATE_CHANGED
+    before: TemplateValues | None = None
+    after: TemplateValues | None = None
+
+    def __post_init__(self) -> None:
+        if self.before is None and self.after is None:
+            raise ValueError("a template before or after the change")
 
 
 class InvitationCreated(Payload):

@@ -14,7 +14,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import strategies as st
 
 from campaigns.models import Campaign, Event, Invitation, Membership
-from characters.models import Character
+from characters.models import Character, NpcTemplate
 from rules import actions
 from rules.damage import Attack
 from rules.models import CalledCheck, CheckKind, Disease, Illness, Wound
@@ -39,12 +39,14 @@ class Table:
     event: Event
     invite_b: Invitation
     check: CalledCheck  # player_a's Aldara owes a fall's check
+    template_a: NpcTemplate  # quick NPCs' templates (issue 25), one in each campaign
+    template_b: NpcTemplate
 
     def ids(self) -> list[str]:
         """Ids that exist somewhere: this campaign's, the other campaign's, and of every kind of row."""
         w = self.world
         rows = [w.char_a1, w.char_a2, w.npc_a, w.char_b, self.disease_a, self.disease_b, self.illness, self.event]
-        rows += [self.check]
+        rows += [self.check, self.template_a, self.template_b]
         rows += [w.campaign_a, w.campaign_b, w.invite_a, self.invite_b, w.gm_a, w.player_a, w.outsider]
         return sorted({str(row.pk) for row in rows})  # type: ignore[attr-defined]
 
@@ -63,7 +65,9 @@ def set_table(w: World) -> Table:
     actions.call_check(w.campaign_a, [w.char_a1, w.char_a2], actions.Call(CheckKind.FALL, height_m=4), by=w.gm_a)
     check = CalledCheck.objects.get(character=w.char_a1)
     event = Event.objects.filter(campaign=w.campaign_a).latest("id")
-    return Table(w, disease_a, disease_b, illness, event, invite_b, check)
+    template_a = NpcTemplate.objects.create(campaign=w.campaign_a, name="Guardia", count=4, constitution=6)
+    template_b = NpcTemplate.objects.create(campaign=w.campaign_b, name="Lobo", count=3, constitution=3)
+    return Table(w, disease_a, disease_b, illness, event, invite_b, check, template_a, template_b)
 
 
 def state() -> tuple:
@@ -78,6 +82,7 @@ def state() -> tuple:
         list(Invitation.objects.order_by("id").values()),
         list(Membership.objects.order_by("id").values()),
         list(CalledCheck.objects.order_by("id").values()),
+        list(NpcTemplate.objects.order_by("id").values()),
         list(get_user_model().objects.order_by("id").values_list("id", "username", "password")),
     )
 
@@ -124,6 +129,12 @@ def damage(t: Table) -> Data:
 def sheet(t: Table) -> Data:
     return {"name": "Nueva", "player": str(t.world.player_a.pk), "constitution": "10", "jump": "2",
             "heal_wounds": "1", "weight_kg": "70", "notes": "Lleva una lámpara."}  # fmt: skip
+
+
+def several(t: Table) -> Data:
+    """Quick NPCs: a numbered name, how many, one sheet for all."""
+    return {"name": "Guardia", "count": "3", "constitution": "6", "jump": "1", "heal_wounds": "0", "weight_kg": "80",
+            "party_view": "band", "notes": ""}  # fmt: skip
 
 
 def disease(t: Table) -> Data:
@@ -174,6 +185,15 @@ ROUTES: dict[str, Route] = {
     "character_create": Route(ACTION, in_a, data=sheet, examples=50),
     "character_edit": Route(ACTION, a1_in_a, data=sheet, examples=50),
     "character_delete": Route(ACTION, a1_in_a, examples=15),
+    "characters_add_several": Route(
+        ACTION, in_a, data=several, query=lambda t: {"template": str(t.template_a.pk)}, examples=50
+    ),
+    "template_delete": Route(
+        ("post",), lambda t: {"campaign_id": t.world.campaign_a.pk, "template_id": t.template_a.pk}, examples=15
+    ),
+    "characters_remove_several": Route(
+        ACTION, in_a, data=lambda t: {"characters": [str(t.world.char_a1.pk), str(t.world.npc_a.pk)]}, examples=40
+    ),
     "character_invite": Route(("post",), a1_in_a, examples=15),
     "damage": Route(ACTION, in_a, data=damage, query=lambda t: {**card(t), "kind": "fall"}, examples=60),
     "expose": Route(

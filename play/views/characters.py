@@ -6,13 +6,15 @@ from django.contrib import messages
 from django.forms.models import model_to_dict
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns.access import campaign_for_gm, character_for_gm
 from characters.models import Character
 from play.forms.characters import CharacterForm
-from play.forms.fields import posted
+from play.forms.fields import digits, posted
+from play.forms.npcs import RemoveSeveralForm, SeveralCharactersForm, template_initial
 from rules import actions
 from rules.actions import SHEET_FIELDS
 
@@ -65,3 +67,60 @@ def character_delete(request: HttpRequest, campaign_id: int, character_id: int) 
         return redirect("campaign", campaign_id)
     character = character_for_gm(request.user, campaign_id, character_id)
     return render(request, "character_confirm_delete.html", {"campaign": character.campaign, "character": character})
+
+
+# --- quick NPCs: several at once -------------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def characters_add_several(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """ "Añadir varios", with the campaign's templates: one to fill the form (`?template=`), the form's values kept as
+    one ("Guardar como plantilla"), or one deleted."""
+    campaign = campaign_for_gm(request.user, campaign_id)
+    templates = list(campaign.npc_templates.all())
+    chosen = digits(request.GET.get("template"))
+    template = get_object_or_404(campaign.npc_templates, pk=chosen) if "template" in request.GET else None
+    initial = {} if template is None else template_initial(template)
+    form = SeveralCharactersForm(posted(request), initial=initial, campaign=campaign)
+    if request.method == "POST" and form.is_valid() and (outcome := form.apply(request.user)) is not None:
+        if form.keeping:
+            name = form.sheet().name.strip()
+            messages.success(request, _("Plantilla «%(name)s» guardada.") % {"name": name})
+            kept = campaign.npc_templates.filter(name=name).values_list("pk", flat=True).first()
+            return redirect(f"{reverse('characters_add_several', args=[campaign.pk])}?template={kept or ''}")
+        names = [character.name for character in outcome.characters]
+        messages.success(request, _("Añadidos: %(names)s.") % {"names": ", ".join(names)})
+        return redirect("campaign", campaign.pk)
+    context = {"campaign": campaign, "form": form, "templates": templates, "template": template}
+    return render(request, "characters_add_several.html", context, status=400 if form.errors else 200)
+
+
+@require_POST
+def template_delete(request: HttpRequest, campaign_id: int, template_id: int) -> HttpResponse:
+    campaign = campaign_for_gm(request.user, campaign_id)
+    template = get_object_or_404(campaign.npc_templates, pk=template_id)
+    try:
+        actions.delete_template(campaign, template, by=request.user)
+    except actions.ActionError as error:  # deleted meanwhile (a second tab): said, no 500
+        messages.info(request, error.message)
+    else:
+        messages.success(
+            request,
+            _("Plantilla «%(name)s» borrada. «Deshacer» en el registro la recupera.") % {"name": template.name},
+        )
+    return redirect("characters_add_several", campaign.pk)
+
+
+@require_http_methods(["GET", "POST"])
+def characters_remove_several(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = campaign_for_gm(request.user, campaign_id)
+    form = RemoveSeveralForm(posted(request), campaign=campaign)
+    if request.method == "POST" and form.is_valid() and (outcome := form.apply(request.user)) is not None:
+        names = ", ".join(character.name for character in outcome.characters)
+        messages.success(
+            request,
+            _("Han salido de la campaña: %(names)s. «Deshacer» en el registro los trae de vuelta.") % {"names": names},
+        )
+        return redirect("campaign", campaign.pk)
+    context = {"campaign": campaign, "form": form}
+    return render(request, "characters_remove_several.html", context, status=400 if form.errors else 200)

@@ -46,7 +46,7 @@ SHEET_FIELDS = tuple(field.name for field in fields(Sheet))
 CHARACTER_PARTY_VIEWS = ("", *PartyView.values)
 
 
-def _checked(campaign: Campaign, sheet: Sheet, player_now: int | None = None) -> Sheet:
+def checked_sheet(campaign: Campaign, sheet: Sheet, player_now: int | None = None) -> Sheet:
     """The same ranges the forms show (RULES.md sections 1 and 7.11), for any caller: a form, the admin, a script."""
     name = checked_name(sheet.name, NAME_LENGTH)
     if len(sheet.notes) > NOTES_LENGTH or "\x00" in sheet.notes:
@@ -64,7 +64,7 @@ def _checked(campaign: Campaign, sheet: Sheet, player_now: int | None = None) ->
     return Sheet(**{**{f: getattr(sheet, f) for f in SHEET_FIELDS}, "name": name})
 
 
-def _revoke_pending(character: Character) -> list[int]:
+def revoke_pending(character: Character) -> list[int]:
     """Cancel the character's pending invitation links (it now has a player, or it left): returns their ids."""
     pending = list(
         Invitation.objects.select_for_update().pending().filter(character=character).values_list("pk", flat=True)
@@ -86,7 +86,7 @@ def _player_name(user_id: int | None) -> str:
 def add_character(campaign: Campaign | int, sheet: Sheet, *, by: Actor) -> Outcome:
     """A new character joins the campaign, unhurt."""
     campaign = lock_campaign(campaign)
-    sheet = _checked(campaign, sheet)
+    sheet = checked_sheet(campaign, sheet)
     if Character.objects.filter(campaign=campaign).count() >= settings.CHARACTERS_PER_CAMPAIGN:
         raise ActionError(
             _("La campaña ya tiene %(count)s personajes, el máximo de este sitio: retira alguno para añadir otro.")
@@ -115,7 +115,7 @@ def edit_character(campaign: Campaign | int, character: Character | int, sheet: 
     campaign = lock_campaign(campaign)
     [loaded] = load(campaign, ids([character]))
     row = loaded.character
-    sheet = _checked(campaign, sheet, player_now=row.player_id)
+    sheet = checked_sheet(campaign, sheet, player_now=row.player_id)
     before = Sheet.of(row)
     changes = {name: (getattr(before, name), getattr(sheet, name)) for name in SHEET_FIELDS}
     changes = {name: pair for name, pair in changes.items() if pair[0] != pair[1]}
@@ -127,7 +127,7 @@ def edit_character(campaign: Campaign | int, character: Character | int, sheet: 
     # The new PG goes in the same write as the new CON: the database never sees PG above 10 × CON.
     row.pg, row.died_at = health.pg, health.died_at
     row.save(update_fields=[*changes, "pg", "died_at"])
-    revoked = _revoke_pending(row) if sheet.player_id is not None and "player_id" in changes else []
+    revoked = revoke_pending(row) if sheet.player_id is not None and "player_id" in changes else []
     payload = events.CharacterEdited(name=row.name, changes=events.SheetChanges(**changes), revoked=list(revoked))
     if "player_id" in changes:
         old, new = changes["player_id"]
@@ -142,7 +142,7 @@ def remove_character(campaign: Campaign | int, character: Character | int, *, by
     campaign = lock_campaign(campaign)
     [loaded] = load(campaign, ids([character]))
     row = loaded.character
-    revoked = _revoke_pending(row)
+    revoked = revoke_pending(row)
     owed = CalledCheck.objects.select_for_update().filter(character=row, status=CallStatus.PENDING).order_by("id")
     cancelled = list(owed.values_list("pk", flat=True))
     row.removed = True
@@ -283,9 +283,14 @@ def undo_character_edited(campaign: Campaign, event: Event, payload: events.Char
 
 @undoes(events.CharacterRemoved)
 def undo_character_removed(campaign: Campaign, event: Event, payload: events.CharacterRemoved) -> None:
+    bring_back(campaign, event, payload.revoked, payload.cancelled)
+
+
+def bring_back(campaign: Campaign, event: Event, revoked: list[int | None], cancelled: list[int]) -> None:
+    """Undo a removal (of one character or several): back in play, with their links and the checks they owed."""
     Character.everyone.filter(pk__in=event.characters, campaign=campaign).update(removed=False)
-    _restore_invitations(campaign, payload.revoked)
-    called_off = CalledCheck.objects.filter(campaign=campaign, pk__in=payload.cancelled, closed=event)
+    _restore_invitations(campaign, revoked)
+    called_off = CalledCheck.objects.filter(campaign=campaign, pk__in=cancelled, closed=event)
     called_off.update(status=CallStatus.PENDING, closed=None)
 
 

@@ -41,6 +41,8 @@ HEALTH_KINDS = {kind for kind, payload in events.PAYLOADS.items() if payload.hea
 ABOUT_ONE = {kind for kind, payload in events.PAYLOADS.items() if payload.about_one}
 IN_PLAY = {kind for kind, payload in events.PAYLOADS.items() if payload.in_play}
 DISEASE_KINDS = {kind for kind, payload in events.PAYLOADS.items() if payload.changes_disease}
+ADDING = {EventKind.CHARACTER_ADDED, EventKind.CHARACTERS_ADDED}
+REMOVING = {EventKind.CHARACTER_REMOVED, EventKind.CHARACTERS_REMOVED}
 SHEET = ("name", "constitution", "jump", "heal_wounds", "weight_kg", "notes", "party_view")
 
 assert set(CHARACTER_PARTY_VIEWS) == {"", *PartyView.values}, "schema.CharacterPartyView lists them"
@@ -55,6 +57,10 @@ def check(document: Document) -> list[events.Payload]:
         "disease": diseases | set(document.missing.disease),
         "event": {e.key for e in document.events} | set(document.missing.event),
     }
+    names = [template.name for template in document.templates]
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise invalid_copy(f"$.templates[{index}].name", _("repite el nombre de otra plantilla."))
     for index, disease in enumerate(document.diseases):
         for field, message in disease_errors(disease.category, disease.penalty, disease.pg_per_week).items():
             raise invalid_copy(f"$.diseases[{index}].{field}", message)
@@ -119,6 +125,10 @@ def _payload(path: str, entry: EventEntry, known: dict[str, set[str]]) -> events
                 raise invalid_copy(f"{path}.{side}", _("nombra «%(key)s», que no está en la copia.") % {"key": key})
     if len(set(entry.characters)) != len(entry.characters):
         raise invalid_copy(f"{path}.characters", _("repite una clave."))
+    if isinstance(payload, events.CharactersAdded | events.CharactersRemoved):
+        group = payload.added if isinstance(payload, events.CharactersAdded) else payload.removed
+        if not entry.characters or sorted(str(n.character) for n in group) != sorted(entry.characters):
+            raise invalid_copy(f"{path}.characters", _("no son los personajes que nombra el cambio."))
     return payload
 
 
@@ -137,7 +147,7 @@ class _Log:
         self.open: list[int] = []  # the entries an undo may still undo, latest last
         self.undone_by: dict[int, int] = {}
         # Who is in play: True, False once removed, absent before its entry adds it.
-        added = {key for e in document.events if e.action == EventKind.CHARACTER_ADDED for key in e.characters}
+        added = {key for e in document.events if e.action in ADDING for key in e.characters}
         self.in_play = {c.key: True for c in document.characters if c.key not in added}
 
     def walk(self) -> None:
@@ -245,7 +255,7 @@ class _Log:
                 raise invalid_copy(f"{at}.before", _("no devuelve el estado de antes de lo que deshizo."))
             if about != before | set(target.characters):
                 raise invalid_copy(f"{at}.characters", _("no nombra a cada personaje cuyo estado cambia."))
-        elif entry.action == EventKind.CHARACTER_ADDED:
+        elif entry.action in ADDING:
             if before or after != about:
                 raise invalid_copy(f"{at}.after", _("no es el estado de un personaje nuevo."))
         elif before or after:
@@ -259,16 +269,17 @@ class _Log:
             for key in entry.characters:
                 if not self.in_play.get(key, False):
                     raise invalid_copy(f"{at}.characters", _("trata de %(key)s, que no está en juego.") % {"key": key})
-        if kind == EventKind.CHARACTER_ADDED:
-            [key] = entry.characters if target is None else target.characters
-            if target is None and key in self.in_play:
-                raise invalid_copy(
-                    f"{at}.characters", _("añade a %(key)s, que ya estaba en la campaña.") % {"key": key}
-                )
-            self.in_play[key] = target is None
-        if kind == EventKind.CHARACTER_REMOVED:
-            [key] = entry.characters if target is None else target.characters
-            self.in_play[key] = target is not None
+        keys = entry.characters if target is None else target.characters
+        if kind in ADDING:
+            for key in keys:
+                if target is None and key in self.in_play:
+                    raise invalid_copy(
+                        f"{at}.characters", _("añade a %(key)s, que ya estaba en la campaña.") % {"key": key}
+                    )
+                self.in_play[key] = target is None
+        if kind in REMOVING:
+            for key in keys:
+                self.in_play[key] = target is not None
 
     def _what(
         self,
@@ -292,7 +303,7 @@ class _Log:
                 rested = engine.advance(before[key], payload.seconds, resting=key in map(str, payload.resting))
                 if comparable(rested) != comparable(found):
                     raise invalid_copy(where, _("no es lo que el paso del tiempo hace con su estado."))
-        if entry.action == EventKind.CHARACTER_ADDED:
+        if entry.action in ADDING:
             for key, found in after.items():
                 if found != engine.Health(found.constitution, now=found.now):
                     raise invalid_copy(f"{at}.after.{key}", _("no es el estado de un personaje nuevo."))

@@ -26,6 +26,7 @@ from rules.backup.schema import (
     IllnessEntry,
     Missing,
     State,
+    TemplateEntry,
     WoundEntry,
     with_diseases,
 )
@@ -187,6 +188,19 @@ def document_of(campaign: Campaign | int) -> Document:
         ],
         events=[_entry(event, payload, key) for event, payload in zip(log, payloads, strict=True)],
         missing=Missing(**missing),
+        templates=[
+            TemplateEntry(
+                name=t.name,
+                count=t.count,
+                constitution=t.constitution,
+                jump=t.jump,
+                heal_wounds=t.heal_wounds,
+                weight_kg=t.weight_kg,
+                party_view=cast(CharacterPartyView, t.party_view),
+                notes=t.notes,
+            )
+            for t in campaign.npc_templates.order_by("name", "id")
+        ],
     )
 
 

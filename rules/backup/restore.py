@@ -19,7 +19,7 @@ from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event
-from characters.models import Character
+from characters.models import Character, NpcTemplate
 from rules import engine, events, mapping
 from rules.actions.campaign import room_for_one_more
 from rules.actions.core import ActionError, checked_name
@@ -28,7 +28,7 @@ from rules.actions.sheet import NAME_LENGTH
 from rules.backup import references
 from rules.backup.checks import check
 from rules.backup.read import as_document, invalid_copy
-from rules.backup.schema import CharacterEntry, DiseaseEntry, Document, EventEntry, with_diseases
+from rules.backup.schema import CharacterEntry, DiseaseEntry, Document, EventEntry, TemplateEntry, with_diseases
 from rules.models import Disease, Illness, Wound
 
 logger = logging.getLogger(__name__)
@@ -86,6 +86,10 @@ def import_campaign(document: Document | dict[str, Any], gm: User, name: str | N
     Illness.objects.bulk_create([illness for _row, _wounds, illnesses in rows for illness in illnesses])
     entries = zip(document.events, payloads, strict=True)
     _with_created(Event, [_event(campaign, entry, payload, gm, to_id) for entry, payload in entries])
+    fields = [name for name in TemplateEntry.__struct_fields__]
+    NpcTemplate.objects.bulk_create(
+        [NpcTemplate(campaign=campaign, **{name: getattr(t, name) for name in fields}) for t in document.templates]
+    )
     logger.info("campaign %s «%s» imported by %s", campaign.pk, campaign.name, gm.username)
     return campaign
 

@@ -33,6 +33,7 @@ FORMAT = "12plus-campaign"
 VERSION = 1
 INTEGER = 2**31 - 1  # PostgreSQL's integer: PG amounts and counts
 USERNAME_LENGTH = 150  # Django's username
+TEMPLATE_COUNT_MAX = 32_767  # NpcTemplate.count, a PositiveSmallIntegerField (the site's cap is checked on use)
 
 # A name as the actions store it (rules.actions.core.checked_name): trimmed, not empty, no NUL.
 TRIMMED = r"^[^\s\x00]([^\x00]*[^\s\x00])?\Z"
@@ -202,6 +203,19 @@ class Missing(Part):
     event: Annotated[list[EventKey], Meta(max_length=0)]
 
 
+class TemplateEntry(Part, kw_only=True):
+    """A quick NPCs' template (characters.models.NpcTemplate): the "Añadir varios" form's values under their name."""
+
+    name: Name
+    count: Annotated[int, Meta(ge=1, le=TEMPLATE_COUNT_MAX)]
+    constitution: Constitution
+    jump: Skill = 0
+    heal_wounds: Skill = 0
+    weight_kg: Weight = 70
+    party_view: CharacterPartyView = ""
+    notes: Annotated[str, Meta(max_length=NOTES_LENGTH)] = ""
+
+
 class Document(Part):
     format: Literal["12plus-campaign"]
     version: Literal[1]
@@ -210,6 +224,7 @@ class Document(Part):
     characters: list[CharacterEntry]
     events: list[EventEntry]
     missing: Missing
+    templates: list[TemplateEntry] = []  # a document from before quick NPCs' templates: none
 
 
 class Head(msgspec.Struct):

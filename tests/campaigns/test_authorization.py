@@ -4,7 +4,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from campaigns.models import Invitation
-from characters.models import Character
+from characters.models import Character, NpcTemplate
 from rules.models import Disease
 from tests.helpers import World, client_for
 
@@ -22,6 +22,10 @@ def only(allowed: dict[str, int], others: int = 404) -> dict[str, int]:
 
 def own_disease(w) -> int:
     return Disease.objects.create(name="Propia", category="common", penalty=-1, campaign=w.campaign_a).pk
+
+
+def own_template(w) -> int:
+    return NpcTemplate.objects.create(name="Guardia", count=3, constitution=6, campaign=w.campaign_a).pk
 
 
 # The actions on one character are opened from its card.
@@ -55,6 +59,8 @@ MATRIX = {
         {**everyone(200, anonymous=200), "gm_a": 204, "player_a": 204, "player_a2": 204},
     ),
     "character_create": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    "characters_add_several": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    "characters_remove_several": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "campaign_log": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "character_log": (
         "get",
@@ -109,6 +115,11 @@ MATRIX = {
     ),
     # The token is the capability: any signed-in user who has the link may open it.
     "invitation": ("get", lambda w: {"token": w.invite_a.token}, everyone(200)),
+    "template_delete": (
+        "post",
+        lambda w: {"campaign_id": w.campaign_a.pk, "template_id": own_template(w)},
+        only({"gm_a": 302}),
+    ),
     "invitation_revoke": (
         "post",
         lambda w: {"campaign_id": w.campaign_a.pk, "invitation_id": w.invite_a.pk},
@@ -176,6 +187,8 @@ WRITES = {
     "delete": ("character_delete", {}),
     "invite": ("character_invite", {}),
     "create": ("character_create", {**SHEET, "name": "Intruso"}),
+    "add several": ("characters_add_several", {**SHEET, "name": "Intruso", "count": 3}),
+    "remove several": ("characters_remove_several", {"characters": "{a1}"}),
 }
 
 
@@ -183,8 +196,9 @@ WRITES = {
 @pytest.mark.parametrize("persona", ["player_a", "player_a2", "gm_b", "outsider"])
 def test_forbidden_character_writes_are_404_and_change_nothing(world: World, persona: str, write: str):
     route, data = WRITES[write]
+    data = {key: str(value).format(a1=world.char_a1.pk) for key, value in data.items()}
     kwargs = {"campaign_id": world.campaign_a.pk}
-    if route != "character_create":
+    if not route.startswith(("character_create", "characters_")):
         kwargs["character_id"] = world.char_a1.pk
     before = (characters_state(), list(Invitation.objects.values_list("pk", "character")))
     response = client_for(getattr(world, persona)).post(reverse(route, kwargs=kwargs), data)

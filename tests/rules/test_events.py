@@ -38,6 +38,11 @@ def play_every_kind(world: World) -> None:
     assert link is not None
     actions.revoke_invitation(a, events.decode(link.action, link.details).invitation, by=gm)  # type: ignore[attr-defined]
     actions.remove_character(a, added, by=gm)
+    guards = actions.add_characters(a, Sheet("Guardia", 5), 3, by=gm).characters  # quick NPCs (issue 25)
+    actions.remove_characters(a, guards[:2], by=gm)
+    actions.save_template(a, Sheet("Lobo", 3, weight_kg=40), 4, by=gm)
+    actions.save_template(a, Sheet("Lobo", 4, weight_kg=45), 2, by=gm)
+    actions.delete_template(a, a.npc_templates.get(name="Lobo"), by=gm)
     disease = actions.add_disease(a, DiseaseSheet("Fiebre del pantano", "common", -1), by=gm).event
     assert disease is not None
     disease_id = events.decode(disease.action, disease.details).disease  # type: ignore[attr-defined]
