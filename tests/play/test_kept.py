@@ -68,6 +68,13 @@ CHANGES: dict[str, Callable[[World], object]] = {
     "disease edited": disease_edited,
     "the player renamed": player_renamed,
     "removed": lambda w: actions.remove_character(w.campaign_a, w.char_a2, by=w.gm_a),
+    "several added": lambda w: actions.add_characters(w.campaign_a, Sheet("Guardia", 10), 3, by=w.gm_a),
+    "several removed": lambda w: actions.remove_characters(w.campaign_a, [w.char_a2, w.npc_a], by=w.gm_a),
+    "removal undone": lambda w: (
+        actions.remove_characters(w.campaign_a, [w.char_a2, w.npc_a], by=w.gm_a),
+        screens(w),
+        actions.undo(w.campaign_a, by=w.gm_a),
+    ),
 }
 
 
