@@ -22,12 +22,12 @@ self.addEventListener("fetch", (event) => {
 
 // A page from the network whenever the network answers — and then its old copy goes at once, whatever the answer
 // (a sheet no longer shown, a session over, the GM's table where a player's page was): the page saves itself again if
-// it is one to keep. Only when nothing answers is its last copy shown, marked as such by the copy itself.
+// it is one to keep. Only a server in trouble (a 5xx: the database down) leaves the copy for a later time without
+// signal. Only when nothing answers is its last copy shown, marked as such by the copy itself.
 async function page(request) {
   try {
     const response = await fetch(request);
-    const pages = await caches.open(PAGES);
-    await pages.delete(request.url);
+    if (response.status < 500) await (await caches.open(PAGES)).delete(request.url);
     return response;
   } catch (offline) {
     const copy = await caches.match(request.url, { cacheName: PAGES });

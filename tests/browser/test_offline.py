@@ -184,3 +184,38 @@ def test_a_session_ended_without_logout_is_forgotten_at_the_login_page(browser: 
                     phone.goto(base + url)
         finally:
             context.close()
+
+
+def test_an_open_sheet_that_loses_its_signal_says_so_and_catches_up_by_its_stream(browser: Browser, demo: Campaign):
+    """Not only a copy opened offline: a sheet left open when the signal goes says from when it is no longer current,
+    and when the signal comes back its stream's first message (the whole screen) makes it current again — no
+    reload, nothing for the player to do."""
+    gm = get_user_model().objects.get(username="narrador")
+    borin = Character.objects.get(name="Borin")
+    with asgi_server() as base:
+        context = phone_for(browser, base, "bruno", "es")
+        try:
+            player = watch_errors(context.new_page())
+            player.goto(f"{base}/campaigns/{demo.pk}/characters/{borin.pk}/")
+            expect(player.locator("body[data-live=yes]")).to_have_count(1)
+            kept(player)
+            player.evaluate("window.stillTheSamePage = true")
+            note = player.locator("#offline-note")
+            expect(note).to_be_hidden()
+
+            context.set_offline(True)
+            expect(note).to_be_visible()
+            seen = int(player.evaluate("document.body.dataset.offlineSaved"))  # its last moment current
+            said = words("es", "sin conexión · visto a las {time}").replace("{time}", clock_time(seen, "es"))
+            assert plain(note.locator(".offline-when").inner_text()) == said
+            actions.apply_damage(demo, [borin], Attack(amount=2), by=gm)
+            expect(player.locator(".pg-value")).to_have_text(str(borin.pg))  # not yet: no signal
+
+            context.set_offline(False)
+            expect(player.locator(".pg-value")).to_have_text(str(borin.pg - 2), timeout=20000)
+            expect(note).to_be_hidden()
+            assert player.evaluate("window.stillTheSamePage") is True
+            assert int(kept(player, changed=True)) > seen  # current again: its copy follows
+            no_script_faults(player)
+        finally:
+            context.close()
