@@ -142,6 +142,13 @@ def test_a_logout_leaves_nothing_of_the_sheet_on_the_phone(browser: Browser, dem
             player.goto(base + sheet_url)
             kept(player)
             assert player.evaluate("caches.open('twelveplus-pages').then((c) => c.keys()).then((k) => k.length)") == 1
+            # Installable: Chromium reads the manifest without a fault, and the only thing it finds missing is what a
+            # test's throw-away (incognito) profile lacks.
+            cdp = context.new_cdp_session(player)
+            manifest = cdp.send("Page.getAppManifest")
+            assert manifest["errors"] == [] and manifest["url"].startswith(f"{base}/manifest.webmanifest?start=")
+            faults = {e["errorId"] for e in cdp.send("Page.getInstallabilityErrors")["installabilityErrors"]}
+            assert faults <= {"in-incognito"}, faults
 
             player.get_by_role("button", name=words(language, "Cerrar sesión")).click()
             player.wait_for_url(re.compile(r".*/accounts/login/.*"))
