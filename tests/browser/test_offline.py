@@ -178,6 +178,18 @@ def test_a_session_ended_without_logout_is_forgotten_at_the_login_page(browser: 
             phone.goto(base + sheet_url)
             kept(phone)
             assert phone.evaluate("caches.open('twelveplus-pages').then((c) => c.keys()).then((k) => k.length)") == 2
+            # Without signal, one kept page leads to the other: the sheet's link back to the player's page.
+            context.set_offline(True)
+            phone.reload()
+            expect(phone.locator("#offline-note")).to_be_visible()
+            phone.get_by_role("link", name=f"← {demo.name}").click()
+            phone.wait_for_url(base + page_url)
+            expect(phone.locator("#offline-note")).to_be_visible()
+            expect(phone.get_by_role("heading", name="Tus personajes")).to_be_visible()
+            screenshot(phone, "offline-player-page-es")
+            context.set_offline(False)
+            expect(phone.locator("#offline-note")).to_be_hidden()
+            kept(phone)
 
             context.clear_cookies()  # the session is gone, with no logout
             phone.goto(base + sheet_url)
