@@ -78,12 +78,21 @@
       },
       true,
     );
-    // Back online: the live page, drawn afresh (the service worker asks the network first).
-    const resync = () => location.reload();
-    window.addEventListener("online", resync);
-    setInterval(() => {
-      if (navigator.onLine) fetch(here, { method: "HEAD", cache: "no-store" }).then(resync, () => {});
-    }, 10000);
+    // Back online: the live page, drawn afresh (the service worker asks the network first) — once the server
+    // answers, for "online" may come a moment before the network carries anything, or with no server behind it.
+    let timer = null;
+    const check = (delay) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (!navigator.onLine) return check(10000);
+        fetch(here, { method: "HEAD", cache: "no-store" }).then(
+          () => location.reload(),
+          () => check(Math.min(Math.max(delay * 2, 500), 10000)),
+        );
+      }, delay);
+    };
+    window.addEventListener("online", () => check(0));
+    check(10000);
     return;
   }
 

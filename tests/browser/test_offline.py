@@ -98,6 +98,8 @@ def test_the_sheet_opens_offline_as_last_seen_and_catches_up_online(browser: Bro
             context.set_offline(True)
             response = player.reload()
             assert response is not None and response.from_service_worker
+            expect(player.locator("html[data-offline-seen]")).to_have_count(1)
+            player.wait_for_load_state()
             csp = response.headers["content-security-policy"]
             assert "default-src 'self'" in csp and "unsafe" not in csp
             note = player.locator("#offline-note")
@@ -181,7 +183,9 @@ def test_a_session_ended_without_logout_is_forgotten_at_the_login_page(browser: 
             # Without signal, one kept page leads to the other: the sheet's link back to the player's page.
             context.set_offline(True)
             phone.reload()
-            expect(phone.locator("#offline-note")).to_be_visible()
+            # The copy (the open page said "sin conexión" too, as soon as the signal went).
+            expect(phone.locator("html[data-offline-seen] #offline-note")).to_be_visible()
+            phone.wait_for_load_state()
             phone.get_by_role("link", name=f"← {demo.name}").click()
             phone.wait_for_url(base + page_url)
             expect(phone.locator("#offline-note")).to_be_visible()
