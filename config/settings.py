@@ -181,6 +181,9 @@ SECURE_CSP = {
     "style-src": [CSP.SELF],
     "img-src": [CSP.SELF, "data:"],
     "connect-src": [CSP.SELF],
+    # a player's page and a sheet are installable and kept offline (play/views/offline.py): their own origin only
+    "manifest-src": [CSP.SELF],
+    "worker-src": [CSP.SELF],
     "form-action": [CSP.SELF],
     "frame-ancestors": [CSP.NONE],
     "base-uri": [CSP.SELF],

@@ -1,5 +1,4 @@
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
@@ -21,7 +20,6 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
 urlpatterns = [
     path("favicon.ico", favicon, name="favicon"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     path("", include("play.urls")),
     path("admin/", admin.site.urls),

@@ -4,7 +4,7 @@ from django.urls import path, register_converter
 
 from campaigns.models import TOKEN_PATTERN
 from play import live
-from play.views import accounts, campaigns, characters, checks, diseases, rules_page, table
+from play.views import accounts, campaigns, characters, checks, diseases, offline, rules_page, table
 
 
 class TokenConverter:
@@ -29,7 +29,11 @@ urlpatterns = [
     # campaigns, accounts and invitations
     path("", campaigns.home, name="home"),
     path("accounts/login/", accounts.LoginView.as_view(), name="login"),
+    path("accounts/logout/", accounts.LogoutView.as_view(), name="logout"),
     path("accounts/signup/", accounts.signup, name="signup"),
+    # a player's page and a sheet without signal: the service worker (scope: the whole site) and the manifest
+    path("sw.js", offline.service_worker, name="service_worker"),
+    path("manifest.webmanifest", offline.manifest, name="manifest"),
     path("campaigns/new/", campaigns.campaign_create, name="campaign_create"),
     path("campaigns/import/", campaigns.campaign_import, name="campaign_import"),
     path(CAMPAIGN + "export/", campaigns.campaign_export, name="campaign_export"),

@@ -173,6 +173,13 @@ ROUTES: dict[str, Route] = {
     "campaign_delete": Route(ACTION, in_a, data=lambda t: {"name": t.world.campaign_a.name}),
     "campaign": Route(("get",), in_a, examples=20),
     "favicon": Route(("get",), examples=5, personas=VISITORS),
+    "service_worker": Route(("get",), examples=5, personas=VISITORS),
+    "manifest": Route(
+        ("get",),
+        query=lambda t: {"start": f"/campaigns/{t.world.campaign_a.pk}/characters/{t.world.char_a1.pk}/", "lang": "en"},
+        examples=20,
+        personas=VISITORS,
+    ),
     "campaign_stream": Route(
         ("get",),
         in_a,

@@ -33,9 +33,25 @@ def invitation_in(next_url: str) -> Invitation | None:
     )
 
 
+def forget_kept_pages(response: HttpResponse) -> HttpResponse:
+    """An answer that changes who is signed in (a logout, a login, a sign-up) tells the browser to drop every page
+    kept for offline use (static/js/offline.js), and the service worker with them: another account on the same phone
+    never sees them. The login page's own script does the same for a session that ended without a logout."""
+    response["Clear-Site-Data"] = '"cache", "storage"'
+    return response
+
+
+class LogoutView(auth_views.LogoutView):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        return forget_kept_pages(super().post(request, *args, **kwargs))
+
+
 class LoginView(auth_views.LoginView):
     form_class = LoginForm
     redirect_authenticated_user = True
+
+    def form_valid(self, form: LoginForm) -> HttpResponse:  # type: ignore[override]
+        return forget_kept_pages(super().form_valid(form))
 
     def form_invalid(self, form: LoginForm) -> HttpResponse:  # type: ignore[override]
         return self.render_to_response(self.get_context_data(form=form), status=400)
@@ -66,5 +82,5 @@ def signup(request: HttpRequest) -> HttpResponse:
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         next_url = request.POST.get("next", "")
         safe = url_has_allowed_host_and_scheme(next_url, allowed_hosts=None) and next_url.startswith("/")
-        return redirect(next_url if safe else "home")
+        return forget_kept_pages(redirect(next_url if safe else "home"))
     return render(request, "registration/signup.html", context, status=400 if form.errors else 200)

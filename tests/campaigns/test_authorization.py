@@ -36,6 +36,9 @@ MATRIX = {
     "home": ("get", lambda w: {}, everyone(200)),
     "rules": ("get", lambda w: {}, everyone(200, anonymous=200)),  # the rules are for anyone
     "favicon": ("get", lambda w: {}, everyone(302, anonymous=302)),  # to the SVG icon, for anyone
+    # a player's page and a sheet offline: nothing of an account in either, and browsers fetch them without a session
+    "service_worker": ("get", lambda w: {}, everyone(200, anonymous=200)),
+    "manifest": ("get", lambda w: {}, everyone(200, anonymous=200)),
     "login": ("get", lambda w: {}, everyone(302, anonymous=200)),  # signed-in users are sent home
     "logout": ("post", lambda w: {}, everyone(302, anonymous=302)),
     "signup": ("get", lambda w: {}, everyone(200, anonymous=200)),

@@ -1,0 +1,244 @@
+"""Issue 25, part 5: a phone sheet that works without signal. A player's sheet, as loaded and as the live stream
+redrew it, opens again with the phone offline, marked "sin conexión · visto a las …" (the last time it was current,
+in the phone's time zone and language), and takes no action; back online it shows what the GM did meanwhile. A logout
+— or a session that ended, then the login page — leaves nothing of it on the phone."""
+
+import re
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import translation
+from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Error as PlaywrightError
+
+from campaigns.models import Campaign
+from characters.models import Character
+from rules import actions
+from rules.damage import Attack
+from rules.models import CheckKind
+from tests.helpers import screenshot, sign_in, watch_errors
+from tests.servers import asgi_server
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+LOCALES = {"es": "es-ES", "en": "en-US"}
+ZONE = "America/Mexico_City"  # the phone's, not the server's (UTC): the time shown is the phone's own
+
+
+def words(language: str, msgid: str) -> str:
+    with translation.override(language):
+        return translation.gettext(msgid)
+
+
+def clock_time(milliseconds: int, language: str) -> str:
+    """The time as the phone says it (Intl, hour "numeric", minute "2-digit")."""
+    seen = datetime.fromtimestamp(milliseconds / 1000, UTC).astimezone(ZoneInfo(ZONE))
+    if language == "es":
+        return f"{seen.hour}:{seen.minute:02d}"
+    return f"{seen.hour % 12 or 12}:{seen.minute:02d} {'AM' if seen.hour < 12 else 'PM'}"
+
+
+def plain(text: str) -> str:
+    return re.sub(r"\s+", " ", text.replace("\u202f", " ")).strip()
+
+
+def phone_for(browser: Browser, base: str, username: str, language: str):
+    context = browser.new_context(
+        locale=LOCALES[language],
+        timezone_id=ZONE,
+        viewport={"width": 375, "height": 740},
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=2,
+    )
+    sign_in(context, base, username)
+    return context
+
+
+def kept(page: Page, changed: bool = False) -> str:
+    """Wait until the page has saved a copy of what it shows (`changed`: what it shows now, after a live change) and
+    the service worker runs; the copy's time."""
+    now = page.evaluate("Date.now()") if changed else 0
+    page.wait_for_function("([now]) => +document.body.dataset.offlineSaved >= now", arg=[now])
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    return page.evaluate("document.body.dataset.offlineSaved")
+
+
+def no_script_faults(page: Page) -> None:
+    """Offline, the browser logs each request it could not send; what must never happen is a script error or a CSP
+    violation."""
+    assert not [e for e in page.errors if "ERR_INTERNET_DISCONNECTED" not in e and "Failed to load resource" not in e]
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_the_sheet_opens_offline_as_last_seen_and_catches_up_online(browser: Browser, demo: Campaign, language: str):
+    gm = get_user_model().objects.get(username="narrador")
+    borin = Character.objects.get(name="Borin")
+    sheet_url = f"/campaigns/{demo.pk}/characters/{borin.pk}/"
+    with asgi_server() as base:
+        context = phone_for(browser, base, "bruno", language)
+        try:
+            player = watch_errors(context.new_page())
+            player.goto(base + sheet_url)
+            expect(player.locator("body[data-live=yes]")).to_have_count(1)
+            kept(player)
+            pg = player.locator(".pg-value")
+
+            # A change arrives live: the copy kept is the screen as redrawn, with a check the player could answer.
+            actions.apply_damage(demo, [borin], Attack(amount=borin.pg - 4), by=gm)
+            actions.call_check(demo, [borin], actions.Call(CheckKind.EXERTION), by=gm)
+            expect(pg).to_have_text("4")
+            die = player.locator(".my-checks input[name=die]")
+            expect(player.get_by_role("button", name=words(language, "Anotar mi dado"))).to_be_visible()
+            saved = kept(player, changed=True)
+
+            # No signal: the sheet reloads as it was last seen, says so with the time, and takes no action.
+            context.set_offline(True)
+            response = player.reload()
+            assert response is not None and response.from_service_worker
+            expect(player.locator("html[data-offline-seen]")).to_have_count(1)
+            player.wait_for_load_state()
+            csp = response.headers["content-security-policy"]
+            assert "default-src 'self'" in csp and "unsafe" not in csp
+            note = player.locator("#offline-note")
+            expect(note).to_be_visible()
+            seen = int(player.evaluate("document.documentElement.dataset.offlineSeen"))
+            assert str(seen) == saved
+            said = words(language, "sin conexión · visto a las {time}").replace("{time}", clock_time(seen, language))
+            assert plain(note.locator(".offline-when").inner_text()) == said
+            expect(pg).to_have_text("4")
+            expect(player.get_by_role("button", name=words(language, "Anotar mi dado"))).to_be_disabled()
+            expect(die).to_be_disabled()
+            expect(player.get_by_role("button", name=words(language, "Cerrar sesión"))).to_be_disabled()
+            # A link to a page not kept on the phone is refused in words, not followed.
+            player.get_by_role("link", name=words(language, "Reglas")).click()
+            expect(note.locator(".offline-said")).to_have_text(
+                words(language, "Sin conexión: esa página no está guardada en este teléfono.")
+            )
+            assert player.url == base + sheet_url
+            screenshot(player, f"offline-sheet-{language}")
+
+            # Meanwhile the GM goes on; back online, the sheet catches up by itself.
+            actions.apply_damage(demo, [borin], Attack(amount=1), by=gm)
+            context.set_offline(False)
+            expect(pg).to_have_text("3", timeout=15000)
+            expect(note).to_be_hidden()
+            expect(player.get_by_role("button", name=words(language, "Anotar mi dado"))).to_be_enabled()
+            expect(player.locator("body[data-live=yes]")).to_have_count(1)
+            screenshot(player, f"offline-sheet-back-{language}")
+            no_script_faults(player)
+        finally:
+            context.close()
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_a_logout_leaves_nothing_of_the_sheet_on_the_phone(browser: Browser, demo: Campaign, language: str):
+    borin = Character.objects.get(name="Borin")
+    sheet_url = f"/campaigns/{demo.pk}/characters/{borin.pk}/"
+    with asgi_server() as base:
+        context = phone_for(browser, base, "bruno", language)
+        try:
+            player = watch_errors(context.new_page())
+            player.goto(base + sheet_url)
+            kept(player)
+            assert player.evaluate("caches.open('twelveplus-pages').then((c) => c.keys()).then((k) => k.length)") == 1
+            # Installable: Chromium reads the manifest without a fault, and the only thing it finds missing is what a
+            # test's throw-away (incognito) profile lacks.
+            cdp = context.new_cdp_session(player)
+            manifest = cdp.send("Page.getAppManifest")
+            assert manifest["errors"] == [] and manifest["url"].startswith(f"{base}/manifest.webmanifest?start=")
+            faults = {e["errorId"] for e in cdp.send("Page.getInstallabilityErrors")["installabilityErrors"]}
+            assert faults <= {"in-incognito"}, faults
+
+            player.get_by_role("button", name=words(language, "Cerrar sesión")).click()
+            player.wait_for_url(re.compile(r".*/accounts/login/.*"))
+            expect(player.get_by_role("button", name=words(language, "Entrar"))).to_be_visible()
+            player.wait_for_function("caches.keys().then((names) => names.length === 0)")
+            player.wait_for_function("navigator.serviceWorker.getRegistrations().then((r) => r.length === 0)")
+
+            context.set_offline(True)
+            with pytest.raises(PlaywrightError):
+                player.goto(base + sheet_url)
+            expect(player.get_by_text("Borin")).to_have_count(0)
+        finally:
+            context.close()
+
+
+def test_a_session_ended_without_logout_is_forgotten_at_the_login_page(browser: Browser, demo: Campaign):
+    """Another account must never see what the last one kept: the session went (expired, ended elsewhere), the next
+    person meets the login page, and nothing kept before is there for them offline."""
+    aldara = Character.objects.get(name="Aldara")
+    page_url, sheet_url = f"/campaigns/{demo.pk}/", f"/campaigns/{demo.pk}/characters/{aldara.pk}/"
+    with asgi_server() as base:
+        context = phone_for(browser, base, "ana", "es")
+        try:
+            phone = watch_errors(context.new_page())
+            phone.goto(base + page_url)
+            kept(phone)
+            phone.goto(base + sheet_url)
+            kept(phone)
+            assert phone.evaluate("caches.open('twelveplus-pages').then((c) => c.keys()).then((k) => k.length)") == 2
+            # Without signal, one kept page leads to the other: the sheet's link back to the player's page.
+            context.set_offline(True)
+            phone.reload()
+            # The copy (the open page said "sin conexión" too, as soon as the signal went).
+            expect(phone.locator("html[data-offline-seen] #offline-note")).to_be_visible()
+            phone.wait_for_load_state()
+            phone.get_by_role("link", name=f"← {demo.name}").click()
+            phone.wait_for_url(base + page_url)
+            expect(phone.locator("#offline-note")).to_be_visible()
+            expect(phone.get_by_role("heading", name="Tus personajes")).to_be_visible()
+            screenshot(phone, "offline-player-page-es")
+            context.set_offline(False)
+            expect(phone.locator("#offline-note")).to_be_hidden()
+            kept(phone)
+
+            context.clear_cookies()  # the session is gone, with no logout
+            phone.goto(base + sheet_url)
+            phone.wait_for_url(re.compile(r".*/accounts/login/.*"))
+            phone.wait_for_function(
+                "caches.keys().then((names) => names.filter((n) => n.startsWith('twelveplus-')).length === 0)"
+            )
+            context.set_offline(True)
+            for url in (page_url, sheet_url):
+                with pytest.raises(PlaywrightError):
+                    phone.goto(base + url)
+        finally:
+            context.close()
+
+
+def test_an_open_sheet_that_loses_its_signal_says_so_and_catches_up_by_its_stream(browser: Browser, demo: Campaign):
+    """Not only a copy opened offline: a sheet left open when the signal goes says from when it is no longer current,
+    and when the signal comes back its stream's first message (the whole screen) makes it current again — no
+    reload, nothing for the player to do."""
+    gm = get_user_model().objects.get(username="narrador")
+    borin = Character.objects.get(name="Borin")
+    with asgi_server() as base:
+        context = phone_for(browser, base, "bruno", "es")
+        try:
+            player = watch_errors(context.new_page())
+            player.goto(f"{base}/campaigns/{demo.pk}/characters/{borin.pk}/")
+            expect(player.locator("body[data-live=yes]")).to_have_count(1)
+            kept(player)
+            player.evaluate("window.stillTheSamePage = true")
+            note = player.locator("#offline-note")
+            expect(note).to_be_hidden()
+
+            context.set_offline(True)
+            expect(note).to_be_visible()
+            seen = int(player.evaluate("document.body.dataset.offlineSaved"))  # its last moment current
+            said = words("es", "sin conexión · visto a las {time}").replace("{time}", clock_time(seen, "es"))
+            assert plain(note.locator(".offline-when").inner_text()) == said
+            actions.apply_damage(demo, [borin], Attack(amount=2), by=gm)
+            expect(player.locator(".pg-value")).to_have_text(str(borin.pg))  # not yet: no signal
+
+            context.set_offline(False)
+            expect(player.locator(".pg-value")).to_have_text(str(borin.pg - 2), timeout=20000)
+            expect(note).to_be_hidden()
+            assert player.evaluate("window.stillTheSamePage") is True
+            assert int(kept(player, changed=True)) > seen  # current again: its copy follows
+            no_script_faults(player)
+        finally:
+            context.close()
