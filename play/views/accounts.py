@@ -1,6 +1,7 @@
 """Accounts: logging in and signing up, each saying who invited the visitor when they are on their way to an
 invitation."""
 
+import ipaddress
 import re
 from typing import Any
 
@@ -9,6 +10,7 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.http import Http404, HttpRequest, HttpResponse
+from django.http.request import split_domain_port
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
@@ -33,17 +35,32 @@ def invitation_in(next_url: str) -> Invitation | None:
     )
 
 
-def forget_kept_pages(response: HttpResponse) -> HttpResponse:
+def forget_kept_pages(request: HttpRequest, response: HttpResponse) -> HttpResponse:
     """An answer that changes who is signed in (a logout, a login, a sign-up) tells the browser to drop every page
     kept for offline use (static/js/offline.js), and the service worker with them: another account on the same phone
-    never sees them. The login page's own script does the same for a session that ended without a logout."""
-    response["Clear-Site-Data"] = '"cache", "storage"'
+    never sees them. Browsers take that header only from a secure origin (HTTPS, or this machine itself) and call it
+    an error elsewhere; there, as for a session that ended without a logout, the login page's own script does it."""
+    if secure_origin(request):
+        response["Clear-Site-Data"] = '"cache", "storage"'
     return response
+
+
+def secure_origin(request: HttpRequest) -> bool:
+    """Whether the browser counts the page's origin as secure: HTTPS, or a loopback host (localhost, 127.0.0.1…)."""
+    if request.is_secure():
+        return True
+    host = split_domain_port(request.get_host())[0].strip("[]")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class LogoutView(auth_views.LogoutView):
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        return forget_kept_pages(super().post(request, *args, **kwargs))
+        return forget_kept_pages(request, super().post(request, *args, **kwargs))
 
 
 class LoginView(auth_views.LoginView):
@@ -51,7 +68,7 @@ class LoginView(auth_views.LoginView):
     redirect_authenticated_user = True
 
     def form_valid(self, form: LoginForm) -> HttpResponse:  # type: ignore[override]
-        return forget_kept_pages(super().form_valid(form))
+        return forget_kept_pages(self.request, super().form_valid(form))
 
     def form_invalid(self, form: LoginForm) -> HttpResponse:  # type: ignore[override]
         return self.render_to_response(self.get_context_data(form=form), status=400)
@@ -82,5 +99,5 @@ def signup(request: HttpRequest) -> HttpResponse:
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         next_url = request.POST.get("next", "")
         safe = url_has_allowed_host_and_scheme(next_url, allowed_hosts=None) and next_url.startswith("/")
-        return forget_kept_pages(redirect(next_url if safe else "home"))
+        return forget_kept_pages(request, redirect(next_url if safe else "home"))
     return render(request, "registration/signup.html", context, status=400 if form.errors else 200)

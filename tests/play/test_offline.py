@@ -7,7 +7,7 @@ import struct
 
 import pytest
 from django.contrib.staticfiles import finders
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import reverse
 
 from tests.helpers import World, client_for
@@ -113,19 +113,40 @@ def test_the_login_page_forgets_what_a_phone_kept(db) -> None:
 
 def test_logging_out_and_in_clears_what_the_phone_kept(world: World) -> None:
     client = client_for(world.player_a)
-    logout = client.post(reverse("logout"))
+    logout = client.post(reverse("logout"), secure=True)
     assert logout.status_code == 302
     assert logout["Clear-Site-Data"] == '"cache", "storage"'
-    login = Client().post(reverse("login"), {"username": "player_a", "password": "pw-player_a"})
+    login = Client().post(reverse("login"), {"username": "player_a", "password": "pw-player_a"}, secure=True)
     assert login.status_code == 302, login.content
     assert login["Clear-Site-Data"] == '"cache", "storage"'
-    refused = Client().post(reverse("login"), {"username": "player_a", "password": "wrong"})
+    refused = Client().post(reverse("login"), {"username": "player_a", "password": "wrong"}, secure=True)
     assert "Clear-Site-Data" not in refused
+
+
+@pytest.mark.parametrize(
+    ("host", "secure", "said"),
+    [
+        ("localhost", False, True),
+        ("127.0.0.1", False, True),
+        ("[::1]", False, True),
+        ("mesa.localhost", False, True),
+        ("testserver", True, True),
+        ("testserver", False, False),  # a browser calls the header an error on a plain-HTTP origin: not sent there
+        ("10.0.0.7", False, False),
+    ],
+)
+def test_the_header_goes_only_where_a_browser_takes_it(world: World, host: str, secure: bool, said: bool) -> None:
+    with override_settings(ALLOWED_HOSTS=["*"]):
+        logout = client_for(world.player_a).post(reverse("logout"), secure=secure, HTTP_HOST=host)
+    assert logout.status_code == 302
+    assert ("Clear-Site-Data" in logout) is said
 
 
 def test_signing_up_clears_what_the_phone_kept(db) -> None:
     response = Client().post(
-        reverse("signup"), {"username": "nueva", "password1": "una clave larga 42", "password2": "una clave larga 42"}
+        reverse("signup"),
+        {"username": "nueva", "password1": "una clave larga 42", "password2": "una clave larga 42"},
+        secure=True,
     )
     assert response.status_code == 302
     assert response["Clear-Site-Data"] == '"cache", "storage"'
