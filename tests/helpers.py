@@ -159,6 +159,20 @@ def full_snapshot(campaign: Campaign) -> dict[str, object]:
     }
 
 
+def unchanged(world: World) -> tuple[object, ...]:
+    """Everything an action could have written: every row's state, the campaign's whole snapshot, the log's size."""
+    return snapshot(), full_snapshot(world.campaign_a), Event.objects.count()
+
+
+def refused(world: World, call: Callable[[], object]) -> actions.ActionError:
+    """Run an action that must be refused, check it changed nothing, and return its error."""
+    before = unchanged(world)
+    with pytest.raises(actions.ActionError) as error:
+        call()
+    assert unchanged(world) == before
+    return error.value
+
+
 def run_at_once(jobs: list[Callable[[], object]]) -> list[BaseException]:
     """Start every job on its own thread (each with its own database connection) behind one barrier; return what
     they raised. For tests marked django_db(transaction=True): each thread commits for real."""

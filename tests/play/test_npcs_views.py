@@ -4,10 +4,9 @@ refusals re-render the form with the reason beside the field (a 400) and change 
 import pytest
 from django.urls import reverse
 
-from campaigns.models import Event
 from characters.models import Character, NpcTemplate
 from rules import queries
-from tests.helpers import World, client_for, full_snapshot, gm_table, snapshot
+from tests.helpers import World, client_for, gm_table, unchanged
 
 SEVERAL = {"name": "Guardia", "count": "4", "constitution": "6", "jump": "1", "heal_wounds": "0", "weight_kg": "80",
            "party_view": "", "notes": ""}  # fmt: skip
@@ -19,10 +18,6 @@ def add_url(world: World) -> str:
 
 def remove_url(world: World) -> str:
     return reverse("characters_remove_several", kwargs={"campaign_id": world.campaign_a.pk})
-
-
-def unchanged(world: World):
-    return snapshot(), full_snapshot(world.campaign_a), Event.objects.count()
 
 
 def test_the_table_offers_both(world: World):

@@ -4,27 +4,15 @@ campaign backup."""
 
 import pytest
 
-from campaigns.models import Event, Invitation
+from campaigns.models import Invitation
 from characters.models import Character
 from play.log_pages import sheet_log, table_log
 from rules import actions, backup, queries
-from rules.actions import ActionError, Sheet
+from rules.actions import Sheet
 from rules.damage import Attack
 from rules.models import CalledCheck, CallStatus, CheckKind
 from tests.campaigns.documents import through_json
-from tests.helpers import World, full_snapshot, log_mismatches, notify_listener, snapshot
-
-
-def unchanged(world: World):
-    return snapshot(), full_snapshot(world.campaign_a), Event.objects.count()
-
-
-def refused(world: World, call) -> ActionError:
-    before = unchanged(world)
-    with pytest.raises(ActionError) as error:
-        call()
-    assert unchanged(world) == before
-    return error.value
+from tests.helpers import World, log_mismatches, notify_listener, refused
 
 
 def titles(world: World) -> list[str]:

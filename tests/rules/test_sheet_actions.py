@@ -10,10 +10,9 @@ from campaigns.models import Event, Invitation, Membership
 from characters.models import Character
 from play.log_pages import table_log
 from rules import actions, queries
-from rules.actions import ActionError
 from rules.damage import Attack
 from rules.models import Disease, Illness, Wound
-from tests.helpers import World, client_for, full_snapshot, log_mismatches, plague, reload, snapshot
+from tests.helpers import World, client_for, full_snapshot, log_mismatches, plague, refused, reload, unchanged
 
 
 def sheet_of(character: Character, **changes) -> actions.Sheet:
@@ -28,19 +27,6 @@ def entry(world: World, event: Event):
     """The log entry of one event, as the GM's table writes it."""
     [found] = [entry for entry in table_log(world.campaign_a) if entry.event.pk == event.pk]
     return found
-
-
-def unchanged(world: World):
-    return snapshot(), full_snapshot(world.campaign_a), Event.objects.count()
-
-
-def refused(world: World, call) -> ActionError:
-    """Run an action that must be refused, check it changed nothing, and return its error."""
-    before = unchanged(world)
-    with pytest.raises(ActionError) as error:
-        call()
-    assert unchanged(world) == before
-    return error.value
 
 
 def undo_latest(world: World) -> actions.Outcome:
