@@ -4,15 +4,15 @@ campaign backup."""
 
 import pytest
 
-from campaigns.models import Invitation
+from campaigns.models import Event, Invitation
 from characters.models import Character
 from play.log_pages import sheet_log, table_log
 from rules import actions, backup, queries
-from rules.actions import Sheet
+from rules.actions import ActionError, Sheet
 from rules.damage import Attack
 from rules.models import CalledCheck, CallStatus, CheckKind
 from tests.campaigns.documents import through_json
-from tests.helpers import World, log_mismatches, notify_listener, refused
+from tests.helpers import World, log_mismatches, notify_listener, refused, run_at_once
 
 
 def titles(world: World) -> list[str]:
@@ -205,3 +205,20 @@ def test_a_backup_carries_both(world: World):
     actions.undo(restored, by=world.gm_a, event=queries.latest_undoable(restored))
     assert Character.objects.filter(campaign=restored, name__startswith="Guardia").count() == 3
     assert not Invitation.objects.filter(campaign=restored).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_same_removal_of_several_sent_twice_at_once_happens_once(world: World):
+    """Two tabs remove the same characters at the same moment: one removal is logged, the other is refused in words."""
+    chosen = [world.char_a2.pk, world.npc_a.pk]
+    before = Event.objects.filter(campaign=world.campaign_a).count()
+
+    def remove() -> object:
+        return actions.remove_characters(world.campaign_a.pk, chosen, by=world.gm_a)
+
+    errors = run_at_once([remove, remove])
+    assert len(errors) == 1 and isinstance(errors[0], ActionError), errors
+    assert Event.objects.filter(campaign=world.campaign_a).count() == before + 1
+    assert set(Character.everyone.filter(pk__in=chosen).values_list("removed", flat=True)) == {True}
+    actions.undo(world.campaign_a, by=world.gm_a)
+    assert set(Character.everyone.filter(pk__in=chosen).values_list("removed", flat=True)) == {False}
