@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign
 from characters.models import Character
-from play.forms.fields import RowChoiceField, WholeNumberField, add_action_error
+from play.forms.fields import RosterField, RowChoiceField, WholeNumberField, add_action_error
 from rules import actions, engine
 from rules.actions import ActionError, Actor
 
@@ -93,6 +93,9 @@ class StaleChoices(forms.BaseForm):
         for name, field in self.fields.items():
             if isinstance(field, forms.ModelChoiceField) and field.queryset is not None:
                 parts.append(f"{name}:{','.join(str(pk) for pk in self.choice_pks(name, field))}")
+        for name, field in self.fields.items():
+            if isinstance(field, RosterField):
+                parts.append(f"{name}:{','.join(field.rows)}")
         for name, pks in self.more_choices().items():
             parts.append(f"{name}:" + ",".join(str(pk) for pk in pks))
         return hashlib.sha256(";".join(parts).encode()).hexdigest()[:16]
@@ -130,11 +133,6 @@ class TableActionForm(StaleChoices, ActionForm[Actor, actions.Outcome], forms.Fo
 
     def more_choices(self) -> dict[str, list[int]]:
         return {"dead": sorted(self.dead_ids)}
-
-    def choice_pks(self, name: str, field: forms.ModelChoiceField) -> list[int]:
-        if name == "characters":  # who_field: the roster, already read
-            return [character.pk for character in self.roster]
-        return super().choice_pks(name, field)
 
     @cached_property
     def roster(self) -> list[Character]:
@@ -209,10 +207,8 @@ def dice_of(data: dict[str, Any]) -> dict[int, int | None]:
     return {int(name.removeprefix("die_")): value for name, value in data.items() if name.startswith("die_")}
 
 
-def who_field(form: TableActionForm) -> forms.ModelMultipleChoiceField:
-    """The characters a group action acts on: the living ticked to begin with, the dead listed last and unticked."""
+def who_field(form: TableActionForm) -> RosterField:
+    """The characters a group action acts on, from the form's roster: the living ticked to begin with."""
     if "characters" not in form.initial:
         form.initial["characters"] = [c.pk for c in form.roster if c.pk not in form.dead_ids]
-    return forms.ModelMultipleChoiceField(
-        label=_("Personajes"), queryset=form.characters(), widget=forms.CheckboxSelectMultiple
-    )
+    return RosterField(form.roster, label=_("Personajes"), widget=forms.CheckboxSelectMultiple)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django import forms
@@ -25,6 +25,22 @@ class WholeNumberField(forms.IntegerField):
         if isinstance(value, str) and value.strip() and not _WHOLE_NUMBER.fullmatch(value):
             raise ValidationError(self.error_messages["invalid"], code="invalid")
         return super().to_python(value)
+
+
+class RosterField(forms.MultipleChoiceField):
+    """Several of the rows a form has already read (its roster), chosen by id: what ModelMultipleChoiceField does,
+    without asking the database again for rows the form holds. Cleaned, it is the chosen rows, in the roster's order.
+    An id is matched as the text the form drew, so "١٢" or "12.0" is no choice."""
+
+    def __init__(self, rows: Sequence[Any], **kwargs: Any) -> None:
+        self.rows = {str(row.pk): row for row in rows}
+        super().__init__(choices=[(row.pk, str(row)) for row in rows], **kwargs)
+
+    def clean(self, value: Any) -> list[Any]:
+        if isinstance(value, list | tuple):  # an empty id (forged: a checkbox has its value) is no choice
+            value = [pk for pk in value if pk != ""]
+        chosen = set(super().clean(value))
+        return [row for pk, row in self.rows.items() if pk in chosen]
 
 
 class RowChoiceField(forms.ModelChoiceField):

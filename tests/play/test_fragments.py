@@ -229,11 +229,12 @@ def add_characters(world: World, first: int, last: int) -> None:
 
 
 # A quick damage from the table, answered in place: the session, the user, the campaign; the form's characters (its
-# choices, the dead, the dice) and its choice checked; the action (the lock, the characters, wounds and illnesses it
-# changes, its writes, the event, the NOTIFY, in a savepoint); the answer's regions, from the campaign's rows
-# (play.snapshot: the characters, the checks still waiting, the wounds, the illnesses, the log's page; the event the
-# action logged is at hand: it is the log's new entry and what the undo button names).
-DAMAGE_QUERIES = 21
+# choices, the dead, the dice, and the choice checked against them: play.forms.fields.RosterField); the action (the
+# lock, the characters, wounds and illnesses it changes, its writes, the event, the NOTIFY, in a savepoint); the
+# answer's regions, from the campaign's rows (play.snapshot: the characters, the checks still waiting, the wounds, the
+# illnesses, the log's page; the event the action logged is at hand: it is the log's new entry and what the undo
+# button names).
+DAMAGE_QUERIES = 20
 
 
 def damage_queries(world: World, django_assert_max_num_queries) -> int:

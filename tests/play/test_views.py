@@ -122,7 +122,7 @@ def test_damage_by_dice_to_the_party(world: World):
         ({"kind": "gas", "turns": "-1"}, "mayor o igual a 0"),
         ({"kind": "magia", "turns": "1"}, "Elige una opción válida"),
         ({"kind": "attack", "amount": "5", "characters": "{b}"}, "Elige una opción válida"),
-        ({"kind": "attack", "amount": "5", "characters": ""}, "no es un valor válido"),
+        ({"kind": "attack", "amount": "5", "characters": ""}, "obligatorio"),
     ],
 )
 def test_bad_damage_input_shows_a_message_and_changes_nothing(world: World, data, message):
