@@ -93,8 +93,9 @@ class Held(list[Route]):
             self.append(route)
 
     def caught(self, page: Page, count: int) -> None:
-        """Wait until `count` requests are held (Playwright hands them over while the test waits on the page)."""
-        for _ in range(50):
+        """Wait until `count` requests are held (Playwright hands them over while the test waits on the page): up to
+        15 s, as a loaded machine running the whole suite may take (5 s failed once in three full runs)."""
+        for _ in range(150):
             if len(self) >= count:
                 break
             page.wait_for_timeout(100)
