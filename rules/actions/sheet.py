@@ -177,7 +177,7 @@ def revoke_invitation(campaign: Campaign | int, invitation: Invitation | int, *,
     """Cancel a pending link: whoever opens it afterwards finds nothing."""
     campaign = lock_campaign(campaign)
     invitation_id = invitation if isinstance(invitation, int) else invitation.pk
-    links = campaign.invitations.select_for_update().filter(pk=invitation_id, role=Role.PLAYER)
+    links = campaign.invitations.select_for_update(of=("self",)).filter(pk=invitation_id, role=Role.PLAYER)
     found = links.select_related("character").first()
     if found is None or found.character is None or not found.pending:  # a co-GM link is rules.actions.co_gms'
         raise ActionError(_("Esa invitación ya no está pendiente."), "invitation")
