@@ -2,7 +2,8 @@
 co-GM from "Co-narradores"; the newcomer, on a 375 px phone, is told on the login page what the link is for, accepts,
 runs the table (their damage reaches the owner live, named as theirs in the log) and sees no Export or Delete; the
 owner removes them and their screen stops following the campaign; an undo brings them back. In English, a player is
-made co-GM on their phone, and once removed finds their own player's page again."""
+made co-GM on their phone, and once removed finds their own player's page again. axe finds nothing serious on the
+co-GMs' page and the invitation."""
 
 from collections.abc import Iterator
 
@@ -11,6 +12,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, expect
 
 from campaigns.models import Campaign
+from tests.browser.test_accessibility import serious_violations
 from tests.browser.test_party import context_for, open_page
 from tests.helpers import ARTIFACTS, card, screenshot, settled, sign_in
 from tests.servers import asgi_server
@@ -52,6 +54,7 @@ def test_the_owner_names_a_co_gm_who_runs_the_table_from_a_phone_and_is_removed(
         owner = open_page(owner_context, table)
         link = invite_link(owner, table)
         screenshot(owner, "co-gms-owner-link")
+        assert serious_violations(owner) == []
 
         # Signed out, the link goes to the login page, which says what it is for.
         phone = open_page(phone_context, link)
@@ -61,6 +64,7 @@ def test_the_owner_names_a_co_gm_who_runs_the_table_from_a_phone_and_is_removed(
         expect(phone.locator("main")).to_contain_text("te invita a narrar la campaña «La Cripta de Hielo»")
         fits(phone)
         screenshot(phone, "co-gms-invitation-phone")
+        assert serious_violations(phone) == []
         phone.get_by_role("button", name="Aceptar como co-narrador").click()
         expect(phone).to_have_url(table)
         expect(phone.get_by_role("status").first).to_contain_text("Ahora eres co-narrador")
@@ -138,6 +142,7 @@ def test_a_player_made_co_gm_in_english_plays_on_once_removed(browser: Browser, 
         owner.get_by_role("button", name="Remove ana").click()
         expect(owner.get_by_role("status").first).to_contain_text("ana is no longer a co-GM")
         screenshot(owner, "co-gms-owner-list-en")
+        assert serious_violations(owner) == []
         phone.goto(table)
         expect(phone.locator("main")).to_contain_text("Aldara")
         expect(card(phone, "Borin")).to_have_count(0)  # a player's page again: her own character
