@@ -19,7 +19,9 @@ def co_gms(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The owner and the co-GMs, for every GM of the campaign; the owner's buttons and pending link for the owner."""
     campaign = access.campaign_for_gm(request.user, campaign_id)
     is_owner = access.is_owner(request.user, campaign)
-    members = campaign.memberships.filter(role=Role.GM).select_related("user").order_by("user__username")
+    # A co-GM the admin made owner keeps their membership (an undo may give the campaign back): listed as the owner.
+    members = campaign.memberships.filter(role=Role.GM).exclude(user=campaign.gm_id).select_related("user")
+    members = members.order_by("user__username")
     link = campaign.invitations.pending().filter(role=Role.GM).first() if is_owner else None
     context = {"campaign": campaign, "co_gms": members, "is_owner": is_owner, "link": link, "site": site_of(request)}
     return render(request, "co_gms.html", context)
