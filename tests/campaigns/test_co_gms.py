@@ -222,5 +222,6 @@ def test_the_co_gms_character_is_theirs_to_play_while_they_narrate(world: World)
 def test_a_co_gm_the_admin_makes_owner_is_listed_once_as_the_owner(world: World):
     actions.edit_campaign(world.campaign_a, gm=world.co_gm, by=None)  # the site admin's change
     page = client_for(world.co_gm).get(reverse("co_gms", args=[world.campaign_a.pk])).content.decode()
-    assert "<strong>co_gm</strong>" in page and 'id="co-gm-' not in page and "Invitar a un co-narrador" in page
+    assert "<strong>co_gm</strong>" in page and f'id="co-gm-{world.co_gm.pk}"' not in page
+    assert "Invitar a un co-narrador" in page
     assert client_for(world.gm_a).get(reverse("co_gms", args=[world.campaign_a.pk])).status_code == 404
