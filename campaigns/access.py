@@ -1,9 +1,11 @@
 """Who may see what: the one place that says it. Views, the sheet and the live streams all ask here.
 
-A campaign's GM sees and changes everything in it; a player sees the campaign and, in full, only their own
-characters, and of the other characters (their companions) what the party view allows; anyone else sees nothing,
-and every lookup answers 404 (not 403) for what a user may not see, so that another campaign's ids reveal nothing.
-Site admins use the Django admin.
+A campaign's GMs — its owner (Campaign.gm) and its co-GMs (a Membership with the role "gm") — see and change
+everything at its table; only the owner deletes it, exports it and names or removes co-GMs (is_owner). A player sees
+the campaign and, in full, only their own characters, and of the other characters (their companions) what the party
+view allows; anyone else sees nothing, and every lookup answers 404 (not 403) for what a user may not see, so that
+another campaign's ids reveal nothing; a co-GM asking for what only the owner may do gets 404 too. Site admins use the
+Django admin.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
-from campaigns.models import Campaign, Membership, PartyView
+from campaigns.models import Campaign, Membership, PartyView, Role
 from characters.models import Character
 
 type Visitor = User | AnonymousUser
@@ -41,17 +43,38 @@ def campaign_for_user(user: Visitor, campaign_id: int) -> Campaign:
     return get_object_or_404(campaigns_of(user), pk=campaign_id)
 
 
+def campaigns_run_by(user: Visitor) -> QuerySet[Campaign]:
+    """The campaigns a user runs: those they own and those they are a co-GM of."""
+    if not user.is_authenticated:
+        return Campaign.objects.none()
+    return Campaign.objects.filter(Q(gm=user) | Q(memberships__user=user, memberships__role=Role.GM)).distinct()
+
+
 def campaign_for_gm(user: Visitor, campaign_id: int) -> Campaign:
+    """A campaign whose table this user runs (its owner or a co-GM): the table's powers."""
+    return get_object_or_404(campaigns_run_by(user), pk=campaign_id)
+
+
+def campaign_for_owner(user: Visitor, campaign_id: int) -> Campaign:
+    """A campaign this user owns: deleting, exporting, naming and removing co-GMs (404 for a co-GM too)."""
     return get_object_or_404(Campaign, pk=campaign_id, gm_id=user.pk)
 
 
-def is_gm(user: Visitor, campaign: Campaign) -> bool:
+def is_owner(user: Visitor, campaign: Campaign) -> bool:
     return user.is_authenticated and campaign.gm_id == user.pk
+
+
+def is_gm(user: Visitor, campaign: Campaign) -> bool:
+    """Whether a user has the GM's powers at this campaign's table: its owner, or a co-GM (one query)."""
+    if not isinstance(user, User):
+        return False
+    return is_owner(user, campaign) or Membership.objects.filter(campaign=campaign, user=user, role=Role.GM).exists()
 
 
 @dataclass(frozen=True)
 class Audience:
-    """Everyone who sees the same things of one campaign: its GM, or one player (all their tabs and phones)."""
+    """Everyone who sees the same things of one campaign: one of its GMs (the owner or a co-GM, who see the same
+    table: play.live draws it once for them all), or one player (all their tabs and phones)."""
 
     campaign_id: int
     user_id: int
@@ -63,7 +86,7 @@ class Audience:
 
 
 def table_of(campaign: Campaign) -> Audience:
-    """What the campaign's GM sees, whoever that is now."""
+    """What the campaign's GMs see (drawn as its owner sees it: every GM sees the same table)."""
     return Audience(campaign.pk, campaign.gm_id, is_gm=True)
 
 
@@ -103,9 +126,17 @@ class Roster:
     characters: tuple[Character, ...]  # in name order
 
     @cached_property
+    def roles(self) -> dict[int, str]:
+        """The campaign's members (players and co-GMs) by user id, with their role: read when first asked."""
+        return dict(Membership.objects.filter(campaign=self.campaign).values_list("user_id", "role"))
+
+    @property
     def members(self) -> frozenset[int]:
-        """The user ids of the campaign's players: read when a player's access is first asked."""
-        return frozenset(Membership.objects.filter(campaign=self.campaign).values_list("user_id", flat=True))
+        """The user ids of the campaign's members (a co-GM who plays a character plays it as any player)."""
+        return frozenset(self.roles)
+
+    def is_co_gm(self, user_id: int) -> bool:
+        return self.roles.get(user_id) == Role.GM
 
     def seen_by(self, audience: Audience) -> list[Character]:
         """The characters an audience sees in full: every one in play for its GM, only their own for a player."""
@@ -136,11 +167,11 @@ class Roster:
         return [character for character in self.characters if character.player_id != audience.user_id]
 
     def still_sees(self, audience: Audience) -> bool:
-        """Whether an audience may still watch the campaign: the GM while they are its GM, a player while they are a
-        member and play a character in it. Live streams ask again at every change (the admin may have changed the
-        GM, the GM may have given a character to someone else)."""
+        """Whether an audience may still watch the campaign: a GM while they own it or are its co-GM, a player while
+        they are a member and play a character in it. Live streams ask again at every change (the admin may have
+        changed the owner, the owner may have removed a co-GM, the GM may have given a character to someone else)."""
         if audience.is_gm:
-            return self.campaign.gm_id == audience.user_id
+            return self.campaign.gm_id == audience.user_id or self.is_co_gm(audience.user_id)
         return audience.user_id in self.members and bool(self.seen_by(audience))
 
 

@@ -15,8 +15,11 @@ from rules.admin import ReadOnlyAdmin
 
 
 class MembershipInline(admin.TabularInline):
+    """A member's role (player or co-GM) changes at the table, through the owner's logged actions: shown only."""
+
     model = Membership
     extra = 0
+    readonly_fields = ["role"]
 
 
 @admin.register(Campaign)
@@ -55,7 +58,8 @@ class CampaignAdmin(admin.ModelAdmin):
 
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
-    list_display = ["campaign", "user", "joined"]
+    list_display = ["campaign", "user", "role", "joined"]
+    readonly_fields = ["role"]
     search_fields = ["campaign__name", "user__username"]
 
 

@@ -46,11 +46,20 @@ class Campaign(models.Model):
         return self.name
 
 
+class Role(models.TextChoices):
+    """What a member of a campaign is: a player, or a co-GM (the owner's powers at the table; the owner is
+    Campaign.gm, who alone deletes, exports and names or removes co-GMs: campaigns.access)."""
+
+    PLAYER = "player", _("jugador")
+    GM = "gm", _("co-narrador")
+
+
 class Membership(models.Model):
-    """A player in a campaign (the GM is Campaign.gm). Made when a player claims an invitation."""
+    """A player or a co-GM of a campaign (its owner is Campaign.gm). Made when someone claims an invitation."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(_("papel"), max_length=10, choices=Role.choices, default=Role.PLAYER)
     joined = models.DateTimeField(_("se unió"), auto_now_add=True)
 
     class Meta:
@@ -75,12 +84,20 @@ class InvitationQuerySet(models.QuerySet["Invitation"]):
         """Links that can still hand over their character: neither claimed nor revoked (see Invitation.pending)."""
         return self.filter(claimed_by=None, revoked_at=None)
 
+    def in_play(self) -> "InvitationQuerySet":
+        """Links whose character is still in the campaign, and co-GM links (which hand over no character)."""
+        return self.filter(Q(character=None) | Q(character__removed=False))
+
 
 class Invitation(models.Model):
-    """A link the GM hands to a player so that they can claim one character."""
+    """A link the GM hands to a player so that they can claim one character; or, with no character and the role
+    "gm", a link the owner hands to someone to join as co-GM ("como co-narrador")."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
-    character = models.ForeignKey("characters.Character", on_delete=models.CASCADE, related_name="invitations")
+    character = models.ForeignKey(
+        "characters.Character", null=True, blank=True, on_delete=models.CASCADE, related_name="invitations"
+    )
+    role = models.CharField(_("papel"), max_length=10, choices=Role.choices, default=Role.PLAYER)
     token = models.CharField(max_length=64, unique=True, default=new_invitation_token, editable=False)
     created = models.DateTimeField(_("creada"), auto_now_add=True)
     claimed_by = models.ForeignKey(
@@ -94,9 +111,17 @@ class Invitation(models.Model):
     class Meta:
         verbose_name = _("invitación")
         verbose_name_plural = _("invitaciones")
+        constraints = [
+            # A player's link hands over a character; a co-GM's hands over none.
+            models.CheckConstraint(
+                condition=Q(role="player", character__isnull=False) | Q(role="gm", character__isnull=True),
+                name="invitation_character_by_role",
+            )
+        ]
 
     def __str__(self) -> str:
-        return f"{self.character} ({self.token[:6]}…)"
+        what = self.character if self.character_id is not None else Role.GM.label
+        return f"{what} ({self.token[:6]}…)"
 
     @property
     def claimed(self) -> bool:

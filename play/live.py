@@ -19,7 +19,7 @@ import time
 from collections import defaultdict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import psycopg
@@ -97,7 +97,8 @@ def draw_change(change: notify.Change, views: set[Seen]) -> dict[Seen, str | Non
         event = None if change.event is None else Event.objects.filter(pk=change.event).first()
         campaign = Campaign.objects.filter(pk=change.campaign_id).first()
         state = None if campaign is None else Snapshot(campaign)
-        return {seen: draw(seen, touch_of(event), state) for seen in views}
+        touch, drawn = touch_of(event), dict[Seen, str | None]()
+        return {seen: drawn_once(seen, touch, state, drawn) for seen in views}
     finally:
         connections["default"].close()  # give the pooled connection back: this runs on a worker thread
 
@@ -112,6 +113,18 @@ def draw(seen: Seen, touch: Touch, state: Snapshot | None) -> str | None:
             return None
         html = changes(Drawing(state, seen.view, seen.site, None, touch))
         return sse("change", html) if html else ""
+
+
+def drawn_once(seen: Seen, touch: Touch, state: Snapshot | None, drawn: dict[Seen, str | None]) -> str | None:
+    """A view's message, drawn once for every GM (the owner and each co-GM see the same table and sheets): each GM's
+    own right to watch is asked first, so a removed co-GM's streams end while the others' go on."""
+    if state is None or not state.roster.still_sees(seen.view.audience):
+        return None
+    if seen.view.audience.is_gm:
+        seen = replace(seen, view=replace(seen.view, audience=access.table_of(state.campaign)))
+    if seen not in drawn:
+        drawn[seen] = draw(seen, touch, state)
+    return drawn[seen]
 
 
 def draw_state(seen: Seen) -> str | None:

@@ -51,6 +51,13 @@ class Entry:
     when: str
     title: str
     lines: list[str]
+    who: str = ""  # who acted (who_acted)
+
+
+def who_acted(username: str | None, actor_name: str) -> str:
+    """Who an entry names as having acted: the account's username now (a rename shows at once), the name an imported
+    entry keeps, or nothing for a script."""
+    return username or actor_name
 
 
 @dataclass
@@ -442,7 +449,7 @@ def check_cancelled(story: Story, payload: events.CheckCancelled) -> tuple[str, 
     return _("Tirada anulada: %(check)s") % {"check": called_check(payload)}, story.for_whom()
 
 
-from play import log_npcs  # noqa: E402, F401 - the quick NPCs' kinds, words of their own
+from play import log_co_gms, log_npcs  # noqa: E402, F401 - the co-GMs' and quick NPCs' kinds, words of their own
 
 assert set(WORDING) == set(events.PAYLOADS.values()), "every event kind has its words"
 
@@ -472,6 +479,10 @@ def entry_for(
     except events.DamagedEntry as damaged:
         logger.warning("unreadable log entry: event %s (%s): %s", event.pk, event.action, damaged)
         title = _("%(action)s (registro importado ilegible)") % {"action": events.label_of(event.action)}
-        return Entry(event, format_clock(event.clock_before), title, [])
+        return Entry(event, format_clock(event.clock_before), title, [], who_of(event))
     title, lines = WORDING[type(payload)](Story(event, payload, names, only, unseen), payload)
-    return Entry(event, format_clock(event.clock_before), title, lines)
+    return Entry(event, format_clock(event.clock_before), title, lines, who_of(event))
+
+
+def who_of(event: Event) -> str:
+    return who_acted(event.actor.username if event.actor is not None else None, event.actor_name)

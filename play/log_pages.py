@@ -4,7 +4,7 @@ before it starts ("Sucesos anteriores"). A page is all any screen reads: older p
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
@@ -55,7 +55,7 @@ def sheet_log(
 
 
 def older_than(events: QuerySet[Event], before: int | None) -> QuerySet[Event]:
-    return (events if before is None else events.filter(pk__lt=before)).order_by("-id")
+    return (events if before is None else events.filter(pk__lt=before)).select_related("actor").order_by("-id")
 
 
 def log_page(entries: list[Entry], length: int, url: str) -> dict[str, Any]:
@@ -77,18 +77,21 @@ def kept_entries(
     state: Snapshot, ids: list[int], names: dict[int, str], only: int | None, unseen: frozenset[int]
 ) -> list[SafeString]:
     """These events in words and drawn (those about `only`, when given), newest first, each kept (play.kept) under
-    all it is worded from: the event (only whether it was undone ever changes), the names it may use, whose lines it
-    keeps and whom it may not name. Only the events not kept are read whole (one query)."""
+    all it is worded from: the event (only whether it was undone ever changes), who acted, the names it may use, whose
+    lines it keeps and whom it may not name. Only the events not kept are read whole (one query)."""
     named = frozenset(names.items())
     heads = state.heads_of(ids)
-    keys = {pk: ("entry", pk, head.undone, named, only, unseen) for pk, head in heads.items()}
+    keys = {pk: ("entry", pk, head.undone, head.who, named, only, unseen) for pk, head in heads.items()}
     keys = {pk: key for pk, key in keys.items() if only is None or only in heads[pk].characters}
     state.entries([pk for pk, key in keys.items() if not kept.has(key)])
 
     def drawn(pk: int) -> SafeString:
-        return kept.get(
-            keys[pk], lambda: entry_html(entry_for(state.entries([pk])[0], names, only, unseen), VERSION_MARK)
-        )
+        # Who acted as the key says: the entry read whole later never names someone the key does not.
+        def draw() -> SafeString:
+            entry = replace(entry_for(state.entries([pk])[0], names, only, unseen), who=heads[pk].who)
+            return entry_html(entry, VERSION_MARK)
+
+        return kept.get(keys[pk], draw)
 
     return [drawn(pk) for pk in keys]
 

@@ -19,6 +19,7 @@ from campaigns.models import Campaign, Event, Invitation
 from characters.models import Character
 from play.cards import Card, cards_for
 from play.checks import CallGroup, CheckLine, open_calls, with_penalties
+from play.log import who_acted, who_of
 from play.log_pages import LOG_LENGTH
 from rules import engine, queries
 from rules.events import EventKind
@@ -28,11 +29,13 @@ from rules.models import CalledCheck
 @dataclass(frozen=True)
 class Head:
     """Of a log entry, what says whether it is kept (play.log_pages): whether it was undone (all that changes of an
-    event), its kind and whom it is about."""
+    event), its kind, whom it is about and who acted, by the name their account has now (a renamed account is a new
+    key, never a stale name)."""
 
     undone: bool
     action: str
     characters: tuple[int, ...]
+    who: str = ""
 
 
 @dataclass
@@ -69,7 +72,7 @@ class Snapshot:
     def invitations(self) -> dict[int, Invitation]:
         """The pending invitation link of each character that has one (the GM's table only shows them)."""
         links = Invitation.objects.pending().filter(character__campaign=self.campaign).order_by("id")
-        return {link.character_id: link for link in links}
+        return {link.character_id: link for link in links if link.character_id is not None}
 
     @cached_property
     def pending(self) -> list[CalledCheck]:
@@ -119,8 +122,11 @@ class Snapshot:
     def read_heads(self, events: QuerySet[Event]) -> list[int]:
         """The heads of these events (one query; their states and payloads are read only for an entry not kept),
         and their ids."""
-        rows = events.values_list("pk", "undone", "action", "characters")
-        self.heads.update((pk, Head(undone, action, tuple(characters))) for pk, undone, action, characters in rows)
+        rows = list(events.values_list("pk", "undone", "action", "characters", "actor__username", "actor_name"))
+        self.heads.update(
+            (pk, Head(undone, action, tuple(characters), who_acted(username, name)))
+            for pk, undone, action, characters, username, name in rows
+        )
         return [row[0] for row in rows]
 
     def heads_of(self, ids: Iterable[int]) -> dict[int, Head]:
@@ -132,7 +138,7 @@ class Snapshot:
         for pk in wanted:
             if pk in self.events:
                 event = self.events[pk]
-                self.heads[pk] = Head(event.undone, event.action, tuple(event.characters))
+                self.heads[pk] = Head(event.undone, event.action, tuple(event.characters), who_of(event))
         return {pk: self.heads[pk] for pk in wanted if pk in self.heads}
 
     def entries(self, ids: Iterable[int]) -> list[Event]:
@@ -140,5 +146,6 @@ class Snapshot:
         wanted = sorted(set(ids), reverse=True)
         missing = [pk for pk in wanted if pk not in self.events]
         if missing:
-            self.events.update((event.pk, event) for event in self.campaign.events.filter(pk__in=missing))
+            found = self.campaign.events.filter(pk__in=missing).select_related("actor")
+            self.events.update((event.pk, event) for event in found)
         return [self.events[pk] for pk in wanted if pk in self.events]

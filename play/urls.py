@@ -4,7 +4,7 @@ from django.urls import path, register_converter
 
 from campaigns.models import TOKEN_PATTERN
 from play import live
-from play.views import accounts, campaigns, characters, checks, diseases, offline, rules_page, table
+from play.views import accounts, campaigns, characters, checks, co_gms, diseases, offline, rules_page, table
 
 
 class TokenConverter:
@@ -39,6 +39,11 @@ urlpatterns = [
     path(CAMPAIGN + "export/", campaigns.campaign_export, name="campaign_export"),
     path(CAMPAIGN + "delete/", campaigns.campaign_delete, name="campaign_delete"),
     path("invite/<token:token>/", campaigns.invitation, name="invitation"),
+    # co-GMs: the owner names them with a link and removes them
+    path(CAMPAIGN + "co-gms/", co_gms.co_gms, name="co_gms"),
+    path(CAMPAIGN + "co-gms/invite/", co_gms.co_gm_invite, name="co_gm_invite"),
+    path(CAMPAIGN + "co-gms/links/<int:invitation_id>/revoke/", co_gms.co_gm_revoke, name="co_gm_revoke"),
+    path(CAMPAIGN + "co-gms/<int:user_id>/remove/", co_gms.co_gm_remove, name="co_gm_remove"),
     # character sheets
     path(CAMPAIGN + "characters/new/", characters.character_create, name="character_create"),
     path(CAMPAIGN + "characters/several/", characters.characters_add_several, name="characters_add_several"),

@@ -4,7 +4,7 @@ import pytest
 from django.utils import translation
 from playwright.sync_api import Browser, sync_playwright
 
-from campaigns.models import Campaign, Invitation, Membership
+from campaigns.models import Campaign, Invitation, Membership, Role
 from characters.models import Character
 from tests.helpers import CHROMIUM_ARGS, World, chromium_path, make_user, reload
 
@@ -23,8 +23,23 @@ def world(db) -> World:
     npc_a = Character.objects.create(campaign=campaign_a, name="Tomás", constitution=5)
     char_b = Character.objects.create(campaign=campaign_b, name="Zed", constitution=10)
     invite_a = Invitation.objects.create(campaign=campaign_a, character=npc_a)
+    co_gm, ex_co_gm = make_user("co_gm"), make_user("ex_co_gm")
+    Membership.objects.create(campaign=campaign_a, user=co_gm, role=Role.GM)
     return World(
-        gm_a, player_a, player_a2, gm_b, outsider, campaign_a, campaign_b, char_a1, char_a2, npc_a, char_b, invite_a
+        gm_a,
+        player_a,
+        player_a2,
+        gm_b,
+        outsider,
+        campaign_a,
+        campaign_b,
+        char_a1,
+        char_a2,
+        npc_a,
+        char_b,
+        invite_a,
+        co_gm,
+        ex_co_gm,
     )
 
 

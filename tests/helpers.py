@@ -47,6 +47,18 @@ class World:
     npc_a: Character
     char_b: Character
     invite_a: Invitation
+    co_gm: object = None  # a co-GM of campaign A (a Membership with the role "gm"), who plays nothing
+    ex_co_gm: object = None  # a co-GM of campaign A once: removed_co_gm makes them one and has the owner remove them
+
+
+def removed_co_gm(world: World) -> None:
+    """Make `ex_co_gm` a removed co-GM of campaign A as people do: the owner's link, claimed, then the owner's
+    removal (two log entries)."""
+    link = actions.create_co_gm_invitation(world.campaign_a, by=world.gm_a).event
+    assert link is not None
+    token = Invitation.objects.get(pk=link.details["invitation"]).token
+    actions.claim_invitation(token, world.ex_co_gm)  # type: ignore[arg-type]
+    actions.remove_co_gm(world.campaign_a, world.ex_co_gm.pk, by=world.gm_a)  # type: ignore[attr-defined]
 
 
 def make_user(username: str):

@@ -41,13 +41,15 @@ class Table:
     check: CalledCheck  # player_a's Aldara owes a fall's check
     template_a: NpcTemplate  # quick NPCs' templates (issue 25), one in each campaign
     template_b: NpcTemplate
+    co_gm_link: Invitation | None = None  # the owner's pending link "como co-narrador" (issue 25)
 
     def ids(self) -> list[str]:
         """Ids that exist somewhere: this campaign's, the other campaign's, and of every kind of row."""
         w = self.world
         rows = [w.char_a1, w.char_a2, w.npc_a, w.char_b, self.disease_a, self.disease_b, self.illness, self.event]
         rows += [self.check, self.template_a, self.template_b]
-        rows += [w.campaign_a, w.campaign_b, w.invite_a, self.invite_b, w.gm_a, w.player_a, w.outsider]
+        rows += [w.campaign_a, w.campaign_b, w.invite_a, self.invite_b, w.gm_a, w.player_a, w.outsider, w.co_gm]
+        rows += [self.co_gm_link] if self.co_gm_link is not None else []
         return sorted({str(row.pk) for row in rows})  # type: ignore[attr-defined]
 
 
@@ -67,7 +69,8 @@ def set_table(w: World) -> Table:
     event = Event.objects.filter(campaign=w.campaign_a).latest("id")
     template_a = NpcTemplate.objects.create(campaign=w.campaign_a, name="Guardia", count=4, constitution=6)
     template_b = NpcTemplate.objects.create(campaign=w.campaign_b, name="Lobo", count=3, constitution=3)
-    return Table(w, disease_a, disease_b, illness, event, invite_b, check, template_a, template_b)
+    co_gm_link = Invitation.objects.create(campaign=w.campaign_a, character=None, role="gm")
+    return Table(w, disease_a, disease_b, illness, event, invite_b, check, template_a, template_b, co_gm_link)
 
 
 def state() -> tuple:
@@ -99,6 +102,11 @@ class Route:
     examples: int = 30
     upload: bool = False  # the POST carries a file: a campaign's export, generated from a real one
     personas: tuple[str, ...] = ()  # who sends, more or less often; empty: mostly the GM
+
+
+def co_gm_link(t: Table) -> int:
+    assert t.co_gm_link is not None
+    return t.co_gm_link.pk
 
 
 def in_a(t: Table) -> dict[str, object]:
@@ -142,6 +150,7 @@ def disease(t: Table) -> Data:
 
 
 ACTION = ("get", "post")
+CO_GMS = ("gm_a", "gm_a", "gm_a", "co_gm", "player_a")  # the owner mostly; a co-GM and a player are refused at once
 VISITORS = ("anonymous", "anonymous", "anonymous", "gm_a")  # the pages for signing in
 ROUTES: dict[str, Route] = {
     "home": Route(("get",), examples=10),
@@ -261,6 +270,13 @@ ROUTES: dict[str, Route] = {
     "invitation_revoke": Route(
         ("post",), lambda t: {"campaign_id": t.world.campaign_a.pk, "invitation_id": t.world.invite_a.pk}, examples=15
     ),
+    # co-GMs (issue 25): the owner's page, link and removal; a co-GM sends too (refused: the owner's alone)
+    "co_gms": Route(("get",), in_a, examples=10, personas=CO_GMS),
+    "co_gm_invite": Route(("post",), in_a, examples=15, personas=CO_GMS),
+    "co_gm_revoke": Route(
+        ("post",), lambda t: {**in_a(t), "invitation_id": co_gm_link(t)}, examples=15, personas=CO_GMS
+    ),
+    "co_gm_remove": Route(("post",), lambda t: {**in_a(t), "user_id": t.world.co_gm.pk}, examples=15, personas=CO_GMS),
 }
 
 

@@ -53,7 +53,7 @@ def test_every_route_is_covered() -> None:
     assert not set(ROUTES) - names, f"no such route: {sorted(set(ROUTES) - names)}"
 
 
-PERSONAS = ["gm_a"] * 7 + ["player_a", "gm_b", "anonymous"]  # mostly the GM: the others are refused at once
+PERSONAS = ["gm_a"] * 7 + ["co_gm", "player_a", "gm_b", "anonymous"]  # mostly the GM (a co-GM acts as one)
 
 
 @dataclass

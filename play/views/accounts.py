@@ -27,12 +27,7 @@ def invitation_in(next_url: str) -> Invitation | None:
     match = re.fullmatch(f"/invite/({TOKEN_PATTERN})/", next_url)
     if match is None:
         return None
-    return (
-        Invitation.objects.pending()
-        .filter(token=match[1], character__removed=False)
-        .select_related("campaign", "character")
-        .first()
-    )
+    return Invitation.objects.pending().in_play().filter(token=match[1]).select_related("campaign", "character").first()
 
 
 def forget_kept_pages(request: HttpRequest, response: HttpResponse) -> HttpResponse:

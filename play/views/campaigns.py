@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from campaigns import access
-from campaigns.models import Campaign, Invitation
+from campaigns.models import Campaign, Invitation, Role
 from play.forms.campaigns import CampaignDeleteForm, CampaignImportForm, CampaignNameForm
 from play.forms.fields import posted, posted_files
 from rules import actions, backup
@@ -27,8 +27,10 @@ def home(request: HttpRequest) -> HttpResponse:
         request,
         "home.html",
         {
-            "campaigns_run": Campaign.objects.filter(gm=user),
-            "campaigns_played": Campaign.objects.filter(memberships__user=user).exclude(gm=user),
+            "campaigns_run": access.campaigns_run_by(user).select_related("gm"),
+            "campaigns_played": Campaign.objects.filter(memberships__user=user, memberships__role=Role.PLAYER)
+            .exclude(gm=user)
+            .select_related("gm"),
         },
     )
 
@@ -45,8 +47,8 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def campaign_export(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The GM downloads the whole campaign as one JSON document (rules.backup.export_campaign)."""
-    campaign = access.campaign_for_gm(request.user, campaign_id)
+    """The owner downloads the whole campaign as one JSON document (rules.backup.export_campaign)."""
+    campaign = access.campaign_for_owner(request.user, campaign_id)
     try:
         exported = backup.export_campaign(campaign)
     except actions.ActionError as error:  # deleted meanwhile (another tab): gone, as any other missing page
@@ -74,8 +76,8 @@ def campaign_import(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def campaign_delete(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The GM deletes the campaign after typing its name."""
-    campaign = access.campaign_for_gm(request.user, campaign_id)
+    """The owner deletes the campaign after typing its name."""
+    campaign = access.campaign_for_owner(request.user, campaign_id)
     form = CampaignDeleteForm(posted(request), campaign=campaign)
     if request.method == "POST" and form.is_valid() and form.apply(request.user) is not None:
         messages.success(request, _("Campaña «%(name)s» borrada.") % {"name": campaign.name})
@@ -88,21 +90,24 @@ def campaign_delete(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def invitation(request: HttpRequest, token: str) -> HttpResponse:
     """A player opens the link the GM sent: a claimed (by someone else) or revoked link is 404, as is a made-up one."""
     invite = get_object_or_404(
-        Invitation.objects.select_related("campaign", "character").filter(revoked_at=None, character__removed=False),
-        token=token,
+        Invitation.objects.select_related("campaign", "character").in_play().filter(revoked_at=None), token=token
     )
     if invite.claimed and invite.claimed_by_id != request.user.pk:
         raise Http404
     campaign = invite.campaign
-    is_gm = access.is_gm(request.user, campaign)
     if request.method == "POST":
         try:
             actions.claim_invitation(token, access.signed_in(request))
         except actions.InvitationGone as gone:
             raise Http404 from gone
-        except actions.ActionError as error:
+        except actions.ActionError as error:  # theirs already, claimed or revoked meanwhile: said, changes nothing
             messages.error(request, error.message)
+            member = access.campaigns_of(request.user).filter(pk=campaign.pk).exists()
+            return redirect("campaign", campaign.pk) if member else redirect("home")
+        if invite.character is None:
+            messages.success(request, _("Ahora eres co-narrador de «%(name)s».") % {"name": campaign.name})
             return redirect("campaign", campaign.pk)
         messages.success(request, _("Ahora juegas con %(name)s.") % {"name": invite.character.name})
         return redirect("character", campaign.pk, invite.character.pk)
-    return render(request, "invitation.html", {"invite": invite, "is_gm": is_gm})
+    context = {"invite": invite, "is_owner": access.is_owner(request.user, campaign)}
+    return render(request, "invitation.html", {**context, "is_gm": access.is_gm(request.user, campaign)})

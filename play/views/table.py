@@ -58,10 +58,14 @@ def stream_url(campaign: Campaign, view: View) -> str:
     return url if view.character is None else f"{url}?sheet={view.character}"
 
 
-def screen_page(request: HtmxHttpRequest, template: str, campaign: Campaign, view: View) -> HttpResponse:
-    """A screen as a fresh load draws it: every region of it (play.screens), and its live stream's address."""
+def screen_page(
+    request: HtmxHttpRequest, template: str, campaign: Campaign, view: View, is_owner: bool = False
+) -> HttpResponse:
+    """A screen as a fresh load draws it: every region of it (play.screens), and its live stream's address; what
+    only the owner may do (export, delete) is linked for the owner only (`is_owner`)."""
     drawing = Drawing(Snapshot(campaign), view, site_of(request), request)
-    return render(request, template, {**page_context(drawing), "stream_url": stream_url(campaign, view)})
+    context = {**page_context(drawing), "stream_url": stream_url(campaign, view), "is_owner": is_owner}
+    return render(request, template, context)
 
 
 @require_safe
@@ -70,7 +74,7 @@ def campaign(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_user(request.user, campaign_id)
     audience = access.audience_of(request.user, campaign)
     template = "campaign.html" if audience.is_gm else "campaign_player.html"
-    return screen_page(request, template, campaign, view_of(audience))
+    return screen_page(request, template, campaign, view_of(audience), access.is_owner(request.user, campaign))
 
 
 @require_safe

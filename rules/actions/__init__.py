@@ -9,6 +9,7 @@ nothing. Every event can be undone (rules.actions.undo).
 
 from rules.actions.campaign import create_campaign, delete_campaign
 from rules.actions.checks import Call, answer_check, call_check, cancel_check
+from rules.actions.co_gms import create_co_gm_invitation, remove_co_gm, revoke_co_gm_invitation
 from rules.actions.core import ActionError, Actor, Outcome
 from rules.actions.diseases import (
     DiseaseSheet,
@@ -64,6 +65,7 @@ __all__ = [
     "cancel_check",
     "claim_invitation",
     "create_campaign",
+    "create_co_gm_invitation",
     "create_invitation",
     "delete_campaign",
     "delete_template",
@@ -74,11 +76,13 @@ __all__ = [
     "expose",
     "medicate",
     "remove_character",
+    "remove_co_gm",
     "remove_characters",
     "numbered_names",
     "restore_disease",
     "retire_disease",
     "retire_site_diseases",
+    "revoke_co_gm_invitation",
     "revoke_invitation",
     "name_clash_message",
     "save_site_disease",

@@ -12,6 +12,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from campaigns import access
 from campaigns.models import Campaign, Event
 from characters.models import Character
 from rules import engine, events
@@ -112,7 +113,7 @@ def answer_check(campaign: Campaign | int, check: CalledCheck | int, *, by: Acto
     if row is None:
         raise ActionError(_("Esa tirada no existe."), "check")
     character = Character.everyone.get(pk=row.character_id)
-    is_gm = isinstance(by, User) and campaign.gm_id == by.pk
+    is_gm = isinstance(by, User) and access.is_gm(by, campaign)
     if not is_gm and not (isinstance(by, User) and character.player_id == by.pk):
         raise ActionError(_("Solo su jugador o el narrador pueden tirar por %(name)s.") % {"name": character.name})
     if row.status != CallStatus.PENDING:

@@ -12,9 +12,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign, Event, Invitation, Membership, PartyView
+from campaigns.models import Campaign, Event, Invitation, Membership, PartyView, Role
 from characters.models import SHEET_RANGES, Character
 from rules import engine, events, mapping
+from rules.actions import co_gms
 from rules.actions.core import ActionError, Actor, Outcome, checked_name, finish, ids, load, lock_campaign, log, undoes
 from rules.models import CalledCheck, CallStatus
 
@@ -176,13 +177,14 @@ def revoke_invitation(campaign: Campaign | int, invitation: Invitation | int, *,
     """Cancel a pending link: whoever opens it afterwards finds nothing."""
     campaign = lock_campaign(campaign)
     invitation_id = invitation if isinstance(invitation, int) else invitation.pk
-    found = campaign.invitations.select_for_update().filter(pk=invitation_id).select_related("character").first()
-    if found is None or not found.pending:
+    links = campaign.invitations.select_for_update(of=("self",)).filter(pk=invitation_id, role=Role.PLAYER)
+    found = links.select_related("character").first()
+    if found is None or found.character is None or not found.pending:  # a co-GM link is rules.actions.co_gms'
         raise ActionError(_("Esa invitación ya no está pendiente."), "invitation")
     found.revoked_at = timezone.now()
     found.save(update_fields=["revoked_at"])
     payload = events.InvitationRevoked(name=found.character.name, invitation=found.pk)
-    event = log(campaign, by, payload, [found.character_id])
+    event = log(campaign, by, payload, [found.character.pk])
     return Outcome(event, [found.character])
 
 
@@ -192,14 +194,19 @@ class InvitationGone(ActionError):
 
 @transaction.atomic
 def claim_invitation(token: str, user: User) -> Outcome:
-    """A player claims the character of a pending link: they join the campaign and play it."""
+    """A player claims the character of a pending link: they join the campaign and play it. A co-GM link (no
+    character) makes its claimer a co-GM instead (rules.actions.co_gms)."""
     campaign_id = Invitation.objects.filter(token=token).values_list("campaign_id", flat=True).first()
     if campaign_id is None:
         raise InvitationGone(_("Esa invitación no existe."))
     campaign = lock_campaign(campaign_id)
+    invitation = Invitation.objects.get(token=token)
+    if campaign.gm_id == user.pk and invitation.character_id is None:
+        raise ActionError(_("Esta campaña es tuya: no puedes ser co-narrador de ella."))
     if campaign.gm_id == user.pk:
         raise ActionError(_("Eres el narrador de esta campaña: no puedes reclamar un personaje."))
-    invitation = Invitation.objects.get(token=token)
+    if invitation.character_id is None:
+        return co_gms.join_as_co_gm(campaign, invitation, user)  # a link "como co-narrador"
     character = Character.objects.select_for_update().filter(pk=invitation.character_id).first()
     invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
     if not invitation.pending or character is None or character.player_id is not None:
@@ -237,6 +244,9 @@ def edit_campaign(
     campaign = lock_campaign(campaign)
     name = campaign.name if name is None else checked_name(name, NAME_LENGTH)
     gm = campaign.gm if gm is None else gm
+    handed_over = gm.pk != campaign.gm_id
+    if handed_over and isinstance(by, User) and not by.is_superuser and by.pk != campaign.gm_id:
+        raise ActionError(_("Solo quien creó la campaña puede dársela a otro narrador."), "gm")
     party_view = campaign.party_view if party_view is None else party_view
     pairs: dict[str, tuple[Any, Any]] = {
         "name": (campaign.name, name),
@@ -313,7 +323,7 @@ def undo_invitation_revoked(campaign: Campaign, event: Event, payload: events.In
 @undoes(events.InvitationClaimed)
 def undo_invitation_claimed(campaign: Campaign, event: Event, payload: events.InvitationClaimed) -> None:
     invitation = campaign.invitations.select_for_update().filter(pk=payload.invitation or 0).first()
-    if invitation is None:
+    if invitation is None or invitation.character_id is None:
         return  # an imported campaign: its links and players stayed on the site it came from
     Character.everyone.filter(pk=invitation.character_id).update(player=None)
     if payload.joined and invitation.claimed_by_id is not None:

@@ -40,6 +40,7 @@ from rules.events.base import (
     payload_of,
     stored,
 )
+from rules.events.co_gms import CoGmJoined, CoGmLink, CoGmRemoved
 from rules.events.health import (
     Advance,
     Answer,
@@ -93,6 +94,9 @@ __all__ = [
     "CharactersRemoved",
     "CheckCalled",
     "CheckCancelled",
+    "CoGmJoined",
+    "CoGmLink",
+    "CoGmRemoved",
     "Damage",
     "DamageDice",
     "DamagedEntry",

@@ -43,6 +43,9 @@ class EventKind(models.TextChoices):
     CAMPAIGN_EDITED = "campaign_edited", _("campaña editada")
     CHECK_CALLED = "check_called", _("tirada pedida")
     CHECK_CANCELLED = "check_cancelled", _("tirada anulada")
+    CO_GM_LINK = "co_gm_link", _("enlace de co-narrador")
+    CO_GM_JOINED = "co_gm_joined", _("co-narrador nuevo")
+    CO_GM_REMOVED = "co_gm_removed", _("co-narrador quitado")
 
 
 BIGINT = 2**63 - 1  # PostgreSQL's bigint: clocks, campaign seconds, ids

@@ -3,25 +3,34 @@
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from campaigns.models import Invitation
+from campaigns.models import Invitation, Role
 from characters.models import Character, NpcTemplate
 from rules.models import Disease
-from tests.helpers import World, client_for
+from tests.helpers import World, client_for, removed_co_gm
 
-PERSONAS = ["gm_a", "player_a", "player_a2", "gm_b", "outsider", "anonymous"]
+# co_gm: campaign A's co-GM (the table's powers, not the owner's); ex_co_gm: a co-GM the owner removed (nothing).
+PERSONAS = ["gm_a", "co_gm", "player_a", "player_a2", "gm_b", "outsider", "ex_co_gm", "anonymous"]
 LOGIN = 302  # LoginRequiredMiddleware sends anonymous visitors to the login page
 
 
+# The co-GM's and the removed co-GM's rows follow from the others' (OWNER_ONLY below), unless a row says them.
+DERIVED = ("co_gm", "ex_co_gm")
+
+
 def everyone(status: int, anonymous: int = LOGIN) -> dict[str, int]:
-    return {**dict.fromkeys(PERSONAS, status), "anonymous": anonymous}
+    return {**dict.fromkeys(set(PERSONAS) - set(DERIVED), status), "anonymous": anonymous}
 
 
 def only(allowed: dict[str, int], others: int = 404) -> dict[str, int]:
-    return {**dict.fromkeys(PERSONAS, others), "anonymous": LOGIN, **allowed}
+    return {**dict.fromkeys(set(PERSONAS) - set(DERIVED), others), "anonymous": LOGIN, **allowed}
 
 
 def own_disease(w) -> int:
     return Disease.objects.create(name="Propia", category="common", penalty=-1, campaign=w.campaign_a).pk
+
+
+def co_gm_link(w) -> int:
+    return Invitation.objects.create(campaign=w.campaign_a, character=None, role=Role.GM).pk
 
 
 def own_template(w) -> int:
@@ -128,7 +137,26 @@ MATRIX = {
         lambda w: {"campaign_id": w.campaign_a.pk, "invitation_id": w.invite_a.pk},
         only({"gm_a": 302}),
     ),
+    # co-GMs: every GM sees who narrates; only the owner names and removes them
+    "co_gms": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    "co_gm_invite": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 302})),
+    "co_gm_revoke": (
+        "post",
+        lambda w: {"campaign_id": w.campaign_a.pk, "invitation_id": co_gm_link(w)},
+        only({"gm_a": 302}),
+    ),
+    "co_gm_remove": (
+        "post",
+        lambda w: {"campaign_id": w.campaign_a.pk, "user_id": w.co_gm.pk},
+        only({"gm_a": 302}),
+    ),
 }
+
+# What only the owner may do; a co-GM may everything else the owner may, and a removed co-GM what an outsider may.
+OWNER_ONLY = {"campaign_export", "campaign_delete", "co_gm_invite", "co_gm_revoke", "co_gm_remove"}
+for _route, (_method, _kwargs, _expected) in MATRIX.items():
+    _expected.setdefault("co_gm", 404 if _route in OWNER_ONLY else _expected["gm_a"])
+    _expected.setdefault("ex_co_gm", _expected["outsider"])
 
 
 def route_names(resolver=None, namespace: str = "") -> set[str]:
@@ -152,7 +180,8 @@ def test_every_route_has_a_row():
 @pytest.mark.parametrize("route", sorted(MATRIX))
 def test_matrix(world: World, route: str, persona: str):
     method, kwargs, expected = MATRIX[route]
-
+    if persona == "ex_co_gm":
+        removed_co_gm(world)
     user = None if persona == "anonymous" else getattr(world, persona)
     query = QUERY.get(route, "").format(a1=world.char_a1.pk)
     response = getattr(client_for(user), method)(reverse(route, kwargs=kwargs(world)) + query)
@@ -196,9 +225,11 @@ WRITES = {
 
 
 @pytest.mark.parametrize("write", sorted(WRITES))
-@pytest.mark.parametrize("persona", ["player_a", "player_a2", "gm_b", "outsider"])
+@pytest.mark.parametrize("persona", ["player_a", "player_a2", "gm_b", "outsider", "ex_co_gm"])
 def test_forbidden_character_writes_are_404_and_change_nothing(world: World, persona: str, write: str):
     route, data = WRITES[write]
+    if persona == "ex_co_gm":
+        removed_co_gm(world)
     data = {key: str(value).format(a1=world.char_a1.pk) for key, value in data.items()}
     kwargs = {"campaign_id": world.campaign_a.pk}
     if not route.startswith(("character_create", "characters_")):

@@ -15,7 +15,7 @@ from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from campaigns.models import Campaign, Invitation
+from campaigns.models import Campaign, Invitation, Role
 from characters.models import Character
 from rules import actions, backup, engine, queries
 from rules.damage import Attack, Fall, Gas
@@ -53,6 +53,10 @@ step = st.one_of(
     st.tuples(st.just("cancel")),
     st.tuples(st.just("gm"), st.sampled_from(["gm_a", "gm_b"])),
     st.tuples(st.just("undo")),
+    # co-GMs (issue 25): the owner's link, made or revoked, claimed by a stranger or a player; a co-GM removed
+    st.tuples(st.just("co_gm_link"), st.booleans()),
+    st.tuples(st.just("co_gm_claim"), st.sampled_from(["outsider", "player_a"])),
+    st.tuples(st.just("co_gm_remove"), st.sampled_from(["outsider", "player_a"])),
 )
 
 
@@ -75,7 +79,7 @@ def perform(world: World, action: tuple) -> None:
     elif name == "invite":
         actions.create_invitation(a, nth(characters, args[0]), by=gm)
     elif name == "claim":
-        link = Invitation.objects.filter(campaign=a).pending().order_by("id").first()
+        link = Invitation.objects.filter(campaign=a, role=Role.PLAYER).pending().order_by("id").first()
         if link is None:
             raise actions.ActionError("no pending link")
         actions.claim_invitation(link.token, getattr(world, args[0]))
@@ -109,6 +113,23 @@ def perform(world: World, action: tuple) -> None:
         actions.edit_campaign(a, gm=getattr(world, args[0]), by=gm)
     elif name == "undo":
         actions.undo(a, by=gm, event=queries.latest_undoable(a))
+    else:
+        play_co_gms(world, name, args)
+
+
+def play_co_gms(world: World, name: str, args: list[Any]) -> None:
+    a, gm = world.campaign_a, world.gm_a
+    link = Invitation.objects.filter(campaign=a, role=Role.GM).pending().first()
+    if name == "co_gm_link" and args[0] and link is not None:
+        actions.revoke_co_gm_invitation(a, link, by=gm)
+    elif name == "co_gm_link":
+        actions.create_co_gm_invitation(a, by=gm)
+    elif name == "co_gm_claim":
+        if link is None:
+            raise actions.ActionError("no pending co-GM link")
+        actions.claim_invitation(link.token, getattr(world, args[0]))
+    elif name == "co_gm_remove":
+        actions.remove_co_gm(a, getattr(world, args[0]).pk, by=gm)
 
 
 def play(world: World, steps: list[tuple]) -> None:

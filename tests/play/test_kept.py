@@ -28,6 +28,7 @@ def screens(world: World) -> dict[str, str]:
         "page": (world.player_a, f"/campaigns/{campaign}/"),
         "sheet": (world.player_a, f"/campaigns/{campaign}/characters/{character}/"),
         "gm sheet": (world.gm_a, f"/campaigns/{campaign}/characters/{character}/"),
+        "co-GM table": (world.co_gm, f"/campaigns/{campaign}/"),
     }
     drawn = {}
     for name, (user, url) in urls.items():
@@ -53,6 +54,12 @@ def disease_edited(world: World) -> None:
     actions.edit_disease(world.campaign_a, found, DiseaseSheet("Fiebre negra", Category.SERIOUS, -3, 2), by=world.gm_a)
 
 
+def actor_renamed(world: World) -> None:
+    """Every log entry names who acted by their account's name now: a rename is a new key, never a stale name."""
+    world.gm_a.username = "narradora-nueva"
+    world.gm_a.save()
+
+
 def player_renamed(world: World) -> None:
     world.player_a.username = "ana-la-nueva"
     world.player_a.save()
@@ -67,6 +74,8 @@ CHANGES: dict[str, Callable[[World], object]] = {
     "invitation made": lambda w: actions.create_invitation(w.campaign_a, w.npc_a, by=w.gm_a),
     "disease edited": disease_edited,
     "the player renamed": player_renamed,
+    "a co-GM acts": lambda w: actions.apply_damage(w.campaign_a, [w.char_a1], Attack(amount=2), by=w.co_gm),
+    "the actor's username changes": actor_renamed,
     "removed": lambda w: actions.remove_character(w.campaign_a, w.char_a2, by=w.gm_a),
     "several added": lambda w: actions.add_characters(w.campaign_a, Sheet("Guardia", 10), 3, by=w.gm_a),
     "several removed": lambda w: actions.remove_characters(w.campaign_a, [w.char_a2, w.npc_a], by=w.gm_a),
@@ -89,6 +98,8 @@ def test_a_kept_drawing_equals_a_fresh_one_after_any_change(world: World, change
     fresh = screens(world)
     for name, html in fresh.items():
         assert with_kept[name] == html, (change, name)
+    if change == "the actor's username changes":
+        assert "· narradora-nueva" in with_kept["table"] and "· gm_a" not in with_kept["table"]
 
 
 def test_a_second_load_of_the_table_reads_no_entry_whole(

@@ -3,7 +3,7 @@ an entry no action could write is refused where it is read, saying where."""
 
 import pytest
 
-from campaigns.models import Event
+from campaigns.models import Event, Invitation
 from characters.models import Character
 from rules import actions, events, queries
 from rules.actions import Call, DiseaseSheet, Sheet
@@ -50,6 +50,13 @@ def play_every_kind(world: World) -> None:
     actions.retire_disease(a, disease_id, by=gm)
     actions.restore_disease(a, disease_id, by=gm)
     actions.edit_campaign(a, by=gm, name="La Cripta", party_view="exact")
+    co_gm_link = actions.create_co_gm_invitation(a, by=gm).event  # co-GMs (issue 25): a link revoked, one claimed
+    assert co_gm_link is not None
+    actions.revoke_co_gm_invitation(a, co_gm_link.details["invitation"], by=gm)
+    co_gm_link = actions.create_co_gm_invitation(a, by=gm).event
+    assert co_gm_link is not None
+    actions.claim_invitation(Invitation.objects.get(pk=co_gm_link.details["invitation"]).token, world.player_a)
+    actions.remove_co_gm(a, world.player_a, by=gm)
     called = actions.call_check(a, [world.char_a1, world.char_a2], Call(CheckKind.FALL, height_m=4), by=gm)
     pending = queries.pending_checks(a)
     actions.answer_check(a, pending[0], by=gm, die=10)
