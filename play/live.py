@@ -40,6 +40,7 @@ from campaigns.models import Campaign, Event
 from play import sessions
 from play.screens import EVERYTHING, Drawing, Touch, View, changes, touch_of, view_of
 from play.snapshot import Snapshot
+from play.visits import stream_ended
 from rules import notify
 
 logger = logging.getLogger(__name__)
@@ -76,6 +77,7 @@ class Watcher:
     dropped: bool = False
     opened: float = field(default_factory=time.monotonic)  # registered then (campaign_stream)
     started: bool = False  # its response began (stream): until then it only holds a place
+    shown: bool = False  # its whole screen was sent: from then on it showed every change
 
     @property
     def campaign_id(self) -> int:
@@ -365,6 +367,7 @@ async def stream(watcher: Watcher) -> AsyncIterator[str]:
             yield ending(GONE)
             return
         yield first
+        watcher.shown = True
         while not watcher.dropped:
             try:
                 text: str | None = await asyncio.wait_for(watcher.queue.get(), HEARTBEAT_SECONDS)
@@ -385,6 +388,8 @@ async def stream(watcher: Watcher) -> AsyncIterator[str]:
             yield text
     finally:
         hub.forget(watcher)  # also on a client disconnect (CancelledError): no watcher or queue is left behind
+        if watcher.shown:  # what it showed live is not news at its account's next visit (one write per stream)
+            await sync_to_async(stream_ended, thread_sensitive=False)(watcher.seen.view)
 
 
 def may_watch(campaign: Campaign, audience: access.Audience, sheet: int | None) -> bool:

@@ -45,6 +45,7 @@ from play.screens import (
     view_of,
 )
 from play.snapshot import Snapshot
+from play.visits import since_last_visit
 from rules import actions
 
 type Initial = dict[str, str | list[str]]
@@ -59,9 +60,12 @@ def stream_url(campaign: Campaign, view: View) -> str:
 
 
 def screen_page(request: HtmxHttpRequest, template: str, campaign: Campaign, view: View) -> HttpResponse:
-    """A screen as a fresh load draws it: every region of it (play.screens), and its live stream's address."""
+    """A screen as a fresh load draws it: every region of it (play.screens), and its live stream's address; the
+    player's page and the GM's table with "Desde tu última visita" (play.visits), which a GET marks as seen."""
     drawing = Drawing(Snapshot(campaign), view, site_of(request), request)
-    return render(request, template, {**page_context(drawing), "stream_url": stream_url(campaign, view)})
+    visit = since_last_visit(drawing, request.user) if request.method == "GET" else None
+    context = {**page_context(drawing), "stream_url": stream_url(campaign, view), "visit": visit}
+    return render(request, template, context)
 
 
 @require_safe
