@@ -77,7 +77,7 @@ class Watcher:
     dropped: bool = False
     opened: float = field(default_factory=time.monotonic)  # registered then (campaign_stream)
     started: bool = False  # its response began (stream): until then it only holds a place
-    shown: bool = False  # its whole screen was sent: from then on it showed every change
+    last_event: int = 0  # the latest change its screen showed (or had in an answer): its account's mark at the end
 
     @property
     def campaign_id(self) -> int:
@@ -302,6 +302,8 @@ class Hub:
         views = {watcher.seen for watcher in watching if not (change.tab and watcher.tab == change.tab)}
         by_view = await sync_to_async(draw_change, thread_sensitive=True)(change, views)
         for watcher in list(watching):
+            if change.event is not None and by_view.get(watcher.seen, "") is not None:
+                watcher.last_event = max(watcher.last_event, change.event)  # its screen is current up to it
             if watcher.seen not in by_view or (change.tab and watcher.tab == change.tab):
                 continue  # the tab that acted: it has this change already, in the answer to its request
             text = by_view[watcher.seen]
@@ -367,7 +369,6 @@ async def stream(watcher: Watcher) -> AsyncIterator[str]:
             yield ending(GONE)
             return
         yield first
-        watcher.shown = True
         while not watcher.dropped:
             try:
                 text: str | None = await asyncio.wait_for(watcher.queue.get(), HEARTBEAT_SECONDS)
@@ -388,8 +389,8 @@ async def stream(watcher: Watcher) -> AsyncIterator[str]:
             yield text
     finally:
         hub.forget(watcher)  # also on a client disconnect (CancelledError): no watcher or queue is left behind
-        if watcher.shown:  # what it showed live is not news at its account's next visit (one write per stream)
-            await sync_to_async(stream_ended, thread_sensitive=False)(watcher.seen.view)
+        if watcher.last_event:  # what it showed live is not news at its account's next visit (one write per stream)
+            await sync_to_async(stream_ended, thread_sensitive=False)(watcher.seen.view, watcher.last_event)
 
 
 def may_watch(campaign: Campaign, audience: access.Audience, sheet: int | None) -> bool:

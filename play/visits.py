@@ -8,8 +8,8 @@ is. It stays on reloads until dismissed; nothing at all when nothing stands in i
 
 It is drawn with the page, not streamed: it is not a region (play.screens), no change redraws it under the reader,
 and a stream's first message does not carry it. What the page then shows live is not news at the next visit: when the
-page's live stream ends, its account's mark moves to the campaign's latest event (play.live, one write per stream,
-never one per change).
+page's live stream ends, its account's mark moves to the latest change that stream showed (play.live keeps it in
+memory, per stream; one write when the stream ends, never one per change; none for a stream that showed no change).
 """
 
 from __future__ import annotations
@@ -83,14 +83,14 @@ def sheet_url(drawing: Drawing, pk: int) -> str:
     return reverse("character", args=[drawing.campaign.pk, pk]) + "#sheet-log"
 
 
-def stream_ended(view: View) -> None:
-    """A live stream of the player's page or the GM's table ended (play.live): its account saw all that was logged
-    until now. Runs on a worker thread; never raises (the database may be down: the mark then stays, and the next
-    visit tells a little more than it had to)."""
+def stream_ended(view: View, last_event: int) -> None:
+    """A live stream of the player's page or the GM's table ended (play.live): its account saw everything logged up
+    to `last_event`, the latest change it showed. Runs on a worker thread; never raises (the database may be down: the
+    mark then stays, and the next visit tells a little more than it had to)."""
     if view.screen not in (Screen.TABLE, Screen.PAGE):
         return
     try:
-        visits.watched(view.audience.campaign_id, view.audience.user_id)
+        visits.watched(view.audience.campaign_id, view.audience.user_id, last_event)
     except DatabaseError:
         logger.warning(
             "could not mark campaign %s as seen by user %s", view.audience.campaign_id, view.audience.user_id

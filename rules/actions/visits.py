@@ -8,7 +8,8 @@ once cannot lose a step. Every function costs one query.
 - `opened`: a page (the player's page, the GM's table) is drawn now. Marks the campaign's latest event as seen and
   says where an undismissed panel counts from: the old mark when something was logged since it, kept while a panel
   waits; None at an account's first visit and when nothing was logged since the last.
-- `watched`: a live stream of that page ended; what it showed live is not news at the next visit.
+- `watched`: a live stream of that page ended having shown every change up to an event: those are not news at the
+  next visit.
 - `dismissed`: the panel's "Entendido": no panel until something new is logged.
 - `told_nothing`: the panel counted from `since` had nothing for this account (all of it hidden from them, or since
   undone): it waits no more.
@@ -17,10 +18,10 @@ once cannot lose a step. Every function costs one query.
 from __future__ import annotations
 
 from django.db import connection
-from django.db.models import Max, Subquery
-from django.db.models.functions import Coalesce, Greatest
+from django.db.models import BigIntegerField, Value
+from django.db.models.functions import Greatest
 
-from campaigns.models import Campaign, Event, Visit
+from campaigns.models import Campaign, Visit
 from rules.actions.core import Actor
 
 # One statement: the first visit is created with nothing to tell; a later one moves `seen` to the latest event and,
@@ -50,11 +51,11 @@ def opened(campaign: Campaign, by: Actor) -> int | None:
     return None if row is None or row[0] is None else int(row[0])
 
 
-def watched(campaign_id: int, user_id: int) -> None:
-    """A live stream of the account's page ended: everything logged until now reached it live."""
-    latest = Event.objects.filter(campaign_id=campaign_id).order_by().values("campaign_id").annotate(last=Max("id"))
+def watched(campaign_id: int, user_id: int, upto: int) -> None:
+    """A live stream of the account's page ended having shown every change up to event `upto` (a mark only moves on;
+    an account that never opened the page has none to move)."""
     Visit.objects.filter(user_id=user_id, campaign_id=campaign_id).update(
-        seen=Greatest("seen", Coalesce(Subquery(latest.values("last")), "seen"))
+        seen=Greatest("seen", Value(upto, BigIntegerField()))
     )
 
 

@@ -75,25 +75,30 @@ def test_a_player_on_a_phone_reads_what_happened_since_and_dismisses_it(browser:
 
         # Watched live: the GM hits Aldara while Ana's page is open; she sees it happen, so it is no news later.
         box = card(gm, "Aldara").locator("[data-quick-damage]")
+        pg = Character.objects.get(name="Aldara").pg
         box.fill("4")
         box.press("Enter")
-        expect(ana.locator("#cards")).to_contain_text("PG")
+        expect(card(ana, "Aldara").locator(".pg-value")).to_have_text(str(pg - 4))
         settled(gm)
         close(ana, "ana", demo)
         ana = open_page(ana_context, url)
         expect(ana.locator("#since-visit")).to_have_count(0)
         close(ana, "ana", demo)
 
-        # Between sessions, Ana away: the GM hits Aldara and Borin at the table and lets two days pass.
+        # Between sessions, Ana away: two days pass, then the GM hits Aldara, and Borin down to 5 PG, at the table.
+        actions.advance_clock(demo, 2 * DAY, by=demo.gm)
+        gm.reload()  # the table tells the GM of the time passed (as another device of theirs did it); read, put away
+        expect(gm.locator("#since-visit")).to_contain_text("2 días")
+        gm.get_by_role("button", name="Entendido").click()
+        expect(gm.locator("#since-visit")).to_have_count(0)
         box = card(gm, "Aldara").locator("[data-quick-damage]")
         box.fill("6")
         box.press("Enter")
         settled(gm)
         box = card(gm, "Borin").locator("[data-quick-damage]")
-        box.fill("70")
+        box.fill(str(Character.objects.get(name="Borin").pg - 5))
         box.press("Enter")
-        settled(gm)
-        actions.advance_clock(demo, 2 * DAY, by=demo.gm)
+        expect(card(gm, "Borin").locator(".pg-value")).to_have_text("5")
         close(gm, "narrador", demo)
 
         ana = open_page(ana_context, url)
@@ -102,8 +107,10 @@ def test_a_player_on_a_phone_reads_what_happened_since_and_dismisses_it(browser:
         expect(panel).to_contain_text("Tiempo pasado en la campaña: 2 días.")
         expect(panel.locator(".stretch-character").first.locator("h3")).to_have_text("Aldara")
         expect(panel).to_contain_text("Ataque físico directo: 1 herida, 6 PG.")
-        expect(panel.locator(".stretch-character", has_text="Borin")).not_to_contain_text("PG")  # a word, no number
-        expect(panel).not_to_contain_text("Sibila")  # unhurt: no news
+        borin = panel.locator(".stretch-character", has_text="Borin")
+        expect(borin).to_contain_text("→ Grave.")
+        expect(borin).not_to_contain_text("PG")  # a word, never a number
+        expect(panel.locator(".stretch-character", has_text="Sibila")).to_contain_text("Herido → Ileso.")  # rested
         fits(ana)
         screenshot(ana, "visits-player-375-es")
 
@@ -121,7 +128,8 @@ def test_a_player_on_a_phone_reads_what_happened_since_and_dismisses_it(browser:
         gm = open_page(gm_context, url)
         panel = gm.locator("#since-visit")
         expect(panel).to_contain_text("Sibila")
-        expect(panel).to_contain_text("PG:")
+        expect(panel).to_contain_text("PG: 60 → 55 de 60.")
+        expect(panel).not_to_contain_text("Borin")  # done at this table, seen as it happened: no news
         screenshot(gm, "visits-gm-1280-es")
         gm.get_by_role("button", name="Entendido").click()
         expect(gm.locator("#since-visit")).to_have_count(0)

@@ -143,7 +143,7 @@ def test_what_a_live_page_showed_is_not_news_at_the_next_visit(world: World):
     client = client_for(world.player_a)
     page(client, world)
     hurt(world, [world.char_a1])  # reached the open page live
-    stream_ended(View(_audience(world, world.player_a), Screen.PAGE))
+    stream_ended(View(_audience(world, world.player_a), Screen.PAGE), Event.objects.latest("id").pk)
     assert TITLE not in page(client, world)
 
 
@@ -151,7 +151,7 @@ def test_a_sheets_stream_marks_nothing(world: World):
     client = client_for(world.player_a)
     page(client, world)
     hurt(world, [world.char_a1])
-    stream_ended(View(_audience(world, world.player_a), Screen.SHEET, world.char_a1.pk))
+    stream_ended(View(_audience(world, world.player_a), Screen.SHEET, world.char_a1.pk), Event.objects.latest("id").pk)
     assert TITLE in page(client, world)  # the sheet shows one character: the page's news still wait
 
 

@@ -68,27 +68,30 @@ def test_each_account_and_campaign_has_its_own_mark(world: World):
     assert not Visit.objects.filter(campaign=world.campaign_b).exists()
 
 
-def test_a_stream_that_ended_marks_everything_until_then_as_seen_and_keeps_a_waiting_panel(world: World):
+def test_a_stream_that_ended_marks_what_it_showed_as_seen_and_keeps_a_waiting_panel(world: World):
     first = hurt(world)
     visits.opened(world.campaign_a, world.player_a)
     visits.opened(world.campaign_a, world.player_a2)
-    latest = hurt(world)  # seen live on player_a's page
-    visits.watched(world.campaign_a.pk, world.player_a.pk)
-    assert visits.opened(world.campaign_a, world.player_a) is None
-    assert mark(world, world.player_a).seen == latest
+    shown = hurt(world)  # seen live on player_a's page
+    later = hurt(world)  # after the stream had ended: news
+    visits.watched(world.campaign_a.pk, world.player_a.pk, shown)
+    assert mark(world, world.player_a).seen == shown
+    assert visits.opened(world.campaign_a, world.player_a) == shown
+    assert mark(world, world.player_a).seen == later
 
     visits.opened(world.campaign_a, world.player_a2)  # a panel from `first` waits
-    visits.watched(world.campaign_a.pk, world.player_a2.pk)
+    visits.watched(world.campaign_a.pk, world.player_a2.pk, later)
     assert visits.opened(world.campaign_a, world.player_a2) == first
 
 
 def test_a_stream_never_moves_a_mark_back_nor_makes_one(world: World):
-    latest = hurt(world)
+    older = hurt(world)
     visits.opened(world.campaign_a, world.player_a)
-    Visit.objects.filter(user=world.player_a).update(seen=latest + 1000)  # as if ahead (made up: never less)
-    visits.watched(world.campaign_a.pk, world.player_a.pk)
-    assert mark(world, world.player_a).seen == latest + 1000
-    visits.watched(world.campaign_a.pk, world.player_a2.pk)  # never opened: no mark to move, none made
+    newer = hurt(world)
+    visits.opened(world.campaign_a, world.player_a)  # a later load marked the newer event
+    visits.watched(world.campaign_a.pk, world.player_a.pk, older)  # an older tab's stream ends
+    assert mark(world, world.player_a).seen == newer
+    visits.watched(world.campaign_a.pk, world.player_a2.pk, newer)  # never opened: no mark to move, none made
     assert not Visit.objects.filter(user=world.player_a2).exists()
 
 
@@ -110,7 +113,7 @@ def test_marks_are_not_game_state_nothing_logged_no_version_bumped(world: World)
     events = Event.objects.count()
     version = Campaign.objects.get(pk=world.campaign_a.pk).version
     visits.opened(world.campaign_a, world.player_a)
-    visits.watched(world.campaign_a.pk, world.player_a.pk)
+    visits.watched(world.campaign_a.pk, world.player_a.pk, Event.objects.latest("id").pk)
     visits.dismissed(world.campaign_a, world.player_a)
     assert Campaign.objects.get(pk=world.campaign_a.pk).version == version
     assert Event.objects.count() == events
