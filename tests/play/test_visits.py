@@ -12,6 +12,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from campaigns import access
 from campaigns.models import Campaign, Event, Visit
 from characters.models import Character
 from play.screens import Screen, View
@@ -156,8 +157,6 @@ def test_a_sheets_stream_marks_nothing(world: World):
 
 
 def _audience(world: World, user):
-    from campaigns import access
-
     return access.audience_of(user, world.campaign_a)
 
 
