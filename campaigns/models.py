@@ -193,3 +193,25 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.action}"
+
+
+class Visit(models.Model):
+    """Where one account last saw one campaign (its player's page or the GM's table), for "Desde tu última visita".
+
+    `seen` is the latest event the account's page was drawn with (or its live stream was open until); `since` is the
+    event an undismissed panel counts from (None: no panel waits). Not game state: written through
+    rules.actions.visits, never logged, never bumping the campaign's version. Not exported: accounts do not travel.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    seen = models.BigIntegerField(_("último evento visto"), default=0)
+    since = models.BigIntegerField(_("novedades desde el evento"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("visita")
+        verbose_name_plural = _("visitas")
+        constraints = [models.UniqueConstraint(fields=["user", "campaign"], name="one_visit_per_user_and_campaign")]
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.campaign}: {self.seen}"

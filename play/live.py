@@ -40,6 +40,7 @@ from campaigns.models import Campaign, Event
 from play import sessions
 from play.screens import EVERYTHING, Drawing, Touch, View, changes, touch_of, view_of
 from play.snapshot import Snapshot
+from play.visits import stream_ended
 from rules import notify
 
 logger = logging.getLogger(__name__)
@@ -76,6 +77,7 @@ class Watcher:
     dropped: bool = False
     opened: float = field(default_factory=time.monotonic)  # registered then (campaign_stream)
     started: bool = False  # its response began (stream): until then it only holds a place
+    last_event: int = 0  # the latest change its screen showed (or had in an answer): its account's mark at the end
 
     @property
     def campaign_id(self) -> int:
@@ -313,6 +315,8 @@ class Hub:
         views = {watcher.seen for watcher in watching if not (change.tab and watcher.tab == change.tab)}
         by_view = await sync_to_async(draw_change, thread_sensitive=True)(change, views)
         for watcher in list(watching):
+            if change.event is not None and by_view.get(watcher.seen, "") is not None:
+                watcher.last_event = max(watcher.last_event, change.event)  # its screen is current up to it
             if watcher.seen not in by_view or (change.tab and watcher.tab == change.tab):
                 continue  # the tab that acted: it has this change already, in the answer to its request
             text = by_view[watcher.seen]
@@ -398,6 +402,8 @@ async def stream(watcher: Watcher) -> AsyncIterator[str]:
             yield text
     finally:
         hub.forget(watcher)  # also on a client disconnect (CancelledError): no watcher or queue is left behind
+        if watcher.last_event:  # what it showed live is not news at its account's next visit (one write per stream)
+            await sync_to_async(stream_ended, thread_sensitive=False)(watcher.seen.view, watcher.last_event)
 
 
 def may_watch(campaign: Campaign, audience: access.Audience, sheet: int | None) -> bool:

@@ -4,7 +4,7 @@ from django.urls import path, register_converter
 
 from campaigns.models import TOKEN_PATTERN
 from play import live
-from play.views import accounts, campaigns, characters, checks, co_gms, diseases, offline, rules_page, table
+from play.views import accounts, campaigns, characters, checks, co_gms, diseases, offline, rules_page, table, visits
 
 
 class TokenConverter:
@@ -75,6 +75,7 @@ urlpatterns = [
     path(CAMPAIGN + "act/close/", table.close_form, name="close_form"),
     path(CAMPAIGN + "party-view/", table.party_view, name="party_view"),
     path(CAMPAIGN + "undo/", table.undo, name="undo"),
+    path(CAMPAIGN + "seen/", visits.dismiss_visit, name="visit_dismiss"),
     path(CHARACTER + "invite/", table.invite, name="character_invite"),
     path(CAMPAIGN + "invitations/<int:invitation_id>/revoke/", table.revoke_invitation, name="invitation_revoke"),
 ]

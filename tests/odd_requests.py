@@ -262,6 +262,8 @@ ROUTES: dict[str, Route] = {
     "close_form": Route(("get",), in_a, query=card, examples=15),
     "party_view": Route(ACTION, in_a, data=lambda t: {"party_view": "exact"}, examples=40),
     "undo": Route(("post",), in_a, data=lambda t: {"event": str(t.event.pk)}, examples=40),
+    # "Entendido" on "Desde tu última visita": no fields; whatever is posted moves only the account's own mark.
+    "visit_dismiss": Route(("post",), in_a, personas=("gm_a", "player_a", "player_a2", "gm_b"), examples=20),
     "diseases": Route(("get",), in_a, examples=15),
     "disease_create": Route(ACTION, in_a, data=disease, examples=50),
     "disease_edit": Route(ACTION, disease_in_a, data=disease, examples=50),

@@ -45,6 +45,7 @@ from play.screens import (
     view_of,
 )
 from play.snapshot import Snapshot
+from play.visits import since_last_visit
 from rules import actions
 
 type Initial = dict[str, str | list[str]]
@@ -62,9 +63,16 @@ def screen_page(
     request: HtmxHttpRequest, template: str, campaign: Campaign, view: View, is_owner: bool = False
 ) -> HttpResponse:
     """A screen as a fresh load draws it: every region of it (play.screens), and its live stream's address; what
-    only the owner may do (export, delete) is linked for the owner only (`is_owner`)."""
+    only the owner may do (export, delete) is linked for the owner only (`is_owner`); the player's page and the GM's
+    table with "Desde tu última visita" (play.visits), which a GET marks as seen."""
     drawing = Drawing(Snapshot(campaign), view, site_of(request), request)
-    context = {**page_context(drawing), "stream_url": stream_url(campaign, view), "is_owner": is_owner}
+    visit = since_last_visit(drawing, request.user) if request.method == "GET" else None
+    context = {
+        **page_context(drawing),
+        "stream_url": stream_url(campaign, view),
+        "is_owner": is_owner,
+        "visit": visit,
+    }
     return render(request, template, context)
 
 

@@ -113,6 +113,12 @@ MATRIX = {
     "cancel_check": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 400})),
     "party_view": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "undo": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 302})),
+    # "Entendido" on "Desde tu última visita": anyone who sees the campaign puts their own panel away.
+    "visit_dismiss": (
+        "post",
+        lambda w: {"campaign_id": w.campaign_a.pk},
+        only({"gm_a": 302, "player_a": 302, "player_a2": 302}),
+    ),
     "diseases": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "disease_create": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "disease_edit": (

@@ -1,0 +1,81 @@
+"""A character over a stretch of the log, in words: the lines "Desde tu última visita" shows (and a session's recap
+may show), most telling first. What may be read of a stretch is play.recaps' to say; this only words what it gives.
+
+Own characters (and every one, for the GM) read in full: deaths, PG before → now, illnesses caught, wounds by kind,
+cures, checks with their results, checks still owed. A companion reads as its party view allows: its PG before → now
+(EXACT) or the word for its condition at each end (BAND); nothing when that did not change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from play.recaps import SeenCompanion
+from rules.models import CheckKind, WoundKind, disease_name
+from rules.recaps import CharacterStretch, Rolled
+
+
+@dataclass(frozen=True)
+class Told:
+    """One character over a stretch, in words: its first `lines`, how many more there were and where to read them."""
+
+    pk: int | None  # None for a companion: its id is not the reader's to have
+    name: str
+    lines: list[str]
+    more: int = 0
+    url: str = ""  # its sheet, where its log tells the rest ("" for a companion)
+    own: bool = True
+
+
+def character_lines(row: CharacterStretch) -> list[str]:
+    """Everything a full reader reads of one character over the stretch, the most telling first."""
+    lines: list[str] = []
+    if row.died_at is not None:
+        lines.append(_("Murió."))
+    if row.removed:
+        lines.append(_("Salió de la campaña."))
+    if row.added and row.last is not None:
+        lines.append(_("Entró en la campaña con %(pg)d PG.") % {"pg": row.last.pg})
+    elif row.first is not None and row.last is not None and row.first.pg != row.last.pg:
+        lines.append(pg_line(row.first.pg, row.last.pg, row.last.max_pg))
+    lines += [_("Enfermó: %(name)s.") % {"name": disease_name(name)} for name in row.caught]
+    labels = dict(WoundKind.choices)
+    for kind, tally in row.wounds.items():
+        wounds = ngettext("%(count)d herida", "%(count)d heridas", tally.count) % {"count": tally.count}
+        lines.append(_("%(kind)s: %(wounds)s, %(pg)d PG.") % {"kind": labels[kind], "wounds": wounds, "pg": tally.pg})
+    lines += [_("Se curó: %(name)s.") % {"name": disease_name(name)} for name in row.cured]
+    lines += [rolled_line(roll) for roll in row.rolls]
+    lines += [_("%(check)s: pendiente.") % {"check": CheckKind(kind).label} for kind in row.pending]
+    return lines
+
+
+def pg_line(start: int, end: int, max_pg: int) -> str:
+    return _("PG: %(start)d → %(end)d de %(max)d.") % {"start": start, "end": end, "max": max_pg}
+
+
+def rolled_line(roll: Rolled) -> str:
+    """A check rolled, with its result: "Tirada de resistencia: 14 contra 12, superada."."""
+    check = CheckKind(roll.check).label
+    if roll.protected:
+        return _("%(check)s: protegido, sin tirada.") % {"check": check}
+    if roll.total is None or roll.difficulty is None or roll.success is None:
+        return _("%(check)s: tirada.") % {"check": check}
+    said = {"check": check, "total": roll.total, "difficulty": roll.difficulty}
+    if roll.success:
+        return _("%(check)s: %(total)d contra %(difficulty)d, superada.") % said
+    return _("%(check)s: %(total)d contra %(difficulty)d, fallada.") % said
+
+
+def companion_lines(companion: SeenCompanion) -> list[str]:
+    """What a player reads of a companion over the stretch: nothing when what they may read of it did not change."""
+    if companion.exact:
+        lines = [_("Murió.")] if companion.died else []
+        if companion.pg_start is not None and companion.pg_end is not None and companion.pg_start != companion.pg_end:
+            lines.append(pg_line(companion.pg_start, companion.pg_end, companion.max_pg or companion.pg_end))
+        return lines
+    if companion.condition_start == companion.condition_end:
+        return []
+    return [_("%(start)s → %(end)s.") % {"start": companion.word_start, "end": companion.word_end}]

@@ -1,0 +1,99 @@
+"""\"Desde tu última visita\": what happened to an account's characters since it last saw the campaign, short.
+
+Opening the player's page or the GM's table draws the panel (`since_last_visit`) and marks now as seen
+(rules.actions.visits.opened). The panel tells the stretch of the log from where the account had last seen up to now
+(rules.recaps.stretch), as that account may read it (play.recaps.seen_by, the one place that filters by party view),
+in words (play.stretch_words), capped: a few lines per character and "y N cosas más" with a link to where the rest
+is. It stays on reloads until dismissed; nothing at all when nothing stands in it for this reader.
+
+It is drawn with the page, not streamed: it is not a region (play.screens), no change redraws it under the reader,
+and a stream's first message does not carry it. What the page then shows live is not news at the next visit: when the
+page's live stream ends, its account's mark moves to the latest change that stream showed (play.live keeps it in
+memory, per stream; one write when the stream ends, never one per change; none for a stream that showed no change).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.db import DatabaseError, connections
+from django.urls import reverse
+
+from campaigns.clock import spoken_duration
+from play.recaps import seen_by
+from play.screens import Drawing, Screen, View
+from play.stretch_words import Told, character_lines, companion_lines
+from rules.actions import visits
+from rules.actions.core import Actor
+from rules.recaps import stretch
+
+logger = logging.getLogger(__name__)
+
+LINES = 5  # per character: the most telling ones; the rest are "y N cosas más"
+CHARACTERS = 8  # per panel: the rest are "y N personajes más"
+
+
+@dataclass(frozen=True)
+class Panel:
+    """The panel as one account reads it: the campaign time passed in words, each character told, in order (own
+    first, then companions), and how many more characters there were."""
+
+    since: int
+    passed: str
+    told: list[Told]
+    more: int = 0
+
+
+def since_last_visit(drawing: Drawing, by: Actor) -> Panel | None:
+    """Marks the page as seen by `by` and gives its panel, if anything stands since its last visit (two queries: the
+    mark, then the stretch; one more when checks were called in it)."""
+    if drawing.view.screen not in (Screen.TABLE, Screen.PAGE):
+        return None
+    since = visits.opened(drawing.campaign, by)
+    if since is None:
+        return None
+    names = {character.pk: character.name for character in drawing.state.roster.characters}
+    seen = seen_by(stretch(drawing.campaign, since, None, names), drawing.state.roster, drawing.audience)
+    told = [
+        capped(row.pk, row.name, character_lines(row), sheet_url(drawing, row.pk))
+        for row in seen.characters
+        if character_lines(row)
+    ]
+    told += [
+        Told(None, companion.name, lines, own=False)
+        for companion in seen.companions
+        if (lines := companion_lines(companion))
+    ]
+    if not told:
+        visits.told_nothing(drawing.campaign, by, since)
+        return None
+    passed = spoken_duration(seen.seconds) if seen.seconds > 0 else ""
+    return Panel(since, passed, told[:CHARACTERS], max(0, len(told) - CHARACTERS))
+
+
+def capped(pk: int, name: str, lines: list[str], url: str) -> Told:
+    return Told(pk, name, lines[:LINES], max(0, len(lines) - LINES), url)
+
+
+def sheet_url(drawing: Drawing, pk: int) -> str:
+    """Where the rest of a character's stretch is read: its sheet and its log (a character removed has none)."""
+    if not any(character.pk == pk for character in drawing.seen):
+        return ""
+    return reverse("character", args=[drawing.campaign.pk, pk]) + "#sheet-log"
+
+
+def stream_ended(view: View, last_event: int) -> None:
+    """A live stream of the player's page or the GM's table ended (play.live): its account saw everything logged up
+    to `last_event`, the latest change it showed. Runs on a worker thread; never raises (the database may be down: the
+    mark then stays, and the next visit tells a little more than it had to)."""
+    if view.screen not in (Screen.TABLE, Screen.PAGE):
+        return
+    try:
+        visits.watched(view.audience.campaign_id, view.audience.user_id, last_event)
+    except DatabaseError:
+        logger.warning(
+            "could not mark campaign %s as seen by user %s", view.audience.campaign_id, view.audience.user_id
+        )
+    finally:
+        connections["default"].close()  # give the pooled connection back

@@ -1,0 +1,71 @@
+"""Where an account last saw a campaign (campaigns.models.Visit): the marker behind "Desde tu última visita".
+
+Moving it is a change of state, but not of the game's: nothing here is logged in the campaign's log, bumps the
+campaign's version or notifies anyone (no screen but the account's own next page load shows it), and no campaign lock
+is taken — an account's marker is its own row, each write one statement, so that two tabs opening or dismissing at
+once cannot lose a step. Every function costs one query.
+
+- `opened`: a page (the player's page, the GM's table) is drawn now. Marks the campaign's latest event as seen and
+  says where an undismissed panel counts from: the old mark when something was logged since it, kept while a panel
+  waits; None at an account's first visit and when nothing was logged since the last.
+- `watched`: a live stream of that page ended having shown every change up to an event: those are not news at the
+  next visit.
+- `dismissed`: the panel's "Entendido": no panel until something new is logged.
+- `told_nothing`: the panel counted from `since` had nothing for this account (all of it hidden from them, or since
+  undone): it waits no more.
+"""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.db.models import BigIntegerField, Value
+from django.db.models.functions import Greatest
+
+from campaigns.models import Campaign, Visit
+from rules.actions.core import Actor
+
+# One statement: the first visit is created with nothing to tell; a later one moves `seen` to the latest event and,
+# if that is news, keeps (or starts) `since` at the old mark. The right-hand sides all read the row as it was.
+_OPENED = """
+INSERT INTO campaigns_visit (user_id, campaign_id, seen, since)
+VALUES (
+    %(user)s, %(campaign)s, COALESCE((SELECT max(id) FROM campaigns_event WHERE campaign_id = %(campaign)s), 0), NULL
+)
+ON CONFLICT (user_id, campaign_id) DO UPDATE SET
+    since = CASE
+        WHEN EXCLUDED.seen > campaigns_visit.seen THEN COALESCE(campaigns_visit.since, campaigns_visit.seen)
+        ELSE campaigns_visit.since
+    END,
+    seen = GREATEST(campaigns_visit.seen, EXCLUDED.seen)
+RETURNING since
+"""
+
+
+def opened(campaign: Campaign, by: Actor) -> int | None:
+    """`by` opens the campaign's page now: the event its panel counts from (after), or None for no panel."""
+    if by is None or not by.is_authenticated:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(_OPENED, {"user": by.pk, "campaign": campaign.pk})
+        row = cursor.fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def watched(campaign_id: int, user_id: int, upto: int) -> None:
+    """A live stream of the account's page ended having shown every change up to event `upto` (a mark only moves on;
+    an account that never opened the page has none to move)."""
+    Visit.objects.filter(user_id=user_id, campaign_id=campaign_id).update(
+        seen=Greatest("seen", Value(upto, BigIntegerField()))
+    )
+
+
+def dismissed(campaign: Campaign, by: Actor) -> None:
+    """The account put its panel away ("Entendido"): only what is logged from now on is news."""
+    if by is not None and by.is_authenticated:
+        Visit.objects.filter(user_id=by.pk, campaign_id=campaign.pk).update(since=None)
+
+
+def told_nothing(campaign: Campaign, by: Actor, since: int) -> None:
+    """The panel counted from `since` had nothing this account may read: none waits (unless another tab moved it)."""
+    if by is not None and by.is_authenticated:
+        Visit.objects.filter(user_id=by.pk, campaign_id=campaign.pk, since=since).update(since=None)

@@ -1,0 +1,170 @@
+"""Issue 25, part 2, in real browsers on a real ASGI server: "Desde tu última visita". Ana opens her page on a phone
+and reads what happened to Aldara while she was away (and a word for Borin), short; a reload keeps it; "Entendido"
+puts it away for good. What she watched live is not news the next time. The GM's table at 1280 px offers the same.
+In Spanish and in English, nothing scrolling sideways on the phone; screenshots in test-artifacts/."""
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from campaigns.models import Campaign, Event, Visit
+from characters.models import Character
+from rules import actions
+from rules.damage import Attack
+from tests.helpers import card, screenshot, settled, sign_in, watch_errors
+from tests.servers import asgi_server
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+DAY = 86400
+
+
+@pytest.fixture(scope="module")
+def server(django_db_setup) -> Iterator[str]:
+    with asgi_server() as base:
+        yield base
+
+
+def context_for(browser: Browser, base: str, username: str, locale: str = "es-ES", phone: bool = False):
+    size = {"width": 375, "height": 740} if phone else {"width": 1280, "height": 900}
+    context = browser.new_context(
+        locale=locale, viewport=size, is_mobile=phone, has_touch=phone, device_scale_factor=2 if phone else 1
+    )
+    sign_in(context, base, username)
+    return context
+
+
+def open_page(context: BrowserContext, url: str) -> Page:
+    page = watch_errors(context.new_page())
+    page.goto(url)
+    return page
+
+
+def close(page: Page, username: str, campaign: Campaign) -> None:
+    """Close the tab, and wait until its live stream's end has marked what it showed as seen (play.live)."""
+    assert page.errors == []
+    page.close()
+    latest = Event.objects.filter(campaign=campaign).latest("id").pk
+    expect_mark(username, campaign, latest)
+
+
+def expect_mark(username: str, campaign: Campaign, event: int) -> None:
+    for _ in range(100):  # real time, not campaign time: the server notices the closed stream within moments
+        if Visit.objects.filter(user__username=username, campaign=campaign, seen__gte=event).exists():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{username}'s mark never reached event {event}")
+
+
+def fits(page: Page) -> None:
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "the page scrolls sideways"
+
+
+def test_a_player_on_a_phone_reads_what_happened_since_and_dismisses_it(browser: Browser, server: str, demo):
+    url = f"{server}/campaigns/{demo.pk}/"
+    gm_context = context_for(browser, server, "narrador")
+    ana_context = context_for(browser, server, "ana", phone=True)
+    try:
+        # First visits: nothing to tell, no box at all.
+        gm = open_page(gm_context, url)
+        ana = open_page(ana_context, url)
+        expect(gm.locator("#since-visit")).to_have_count(0)
+        expect(ana.locator("#since-visit")).to_have_count(0)
+
+        # Watched live: the GM hits Aldara while Ana's page is open; she sees it happen, so it is no news later.
+        box = card(gm, "Aldara").locator("[data-quick-damage]")
+        pg = Character.objects.get(name="Aldara").pg
+        box.fill("4")
+        box.press("Enter")
+        expect(card(ana, "Aldara").locator(".pg-value")).to_have_text(str(pg - 4))
+        settled(gm)
+        close(ana, "ana", demo)
+        ana = open_page(ana_context, url)
+        expect(ana.locator("#since-visit")).to_have_count(0)
+        close(ana, "ana", demo)
+
+        # Between sessions, Ana away: two days pass, then the GM hits Aldara, and Borin down to 5 PG, at the table.
+        actions.advance_clock(demo, 2 * DAY, by=demo.gm)
+        gm.reload()  # the table tells the GM of the time passed (as another device of theirs did it); read, put away
+        expect(gm.locator("#since-visit")).to_contain_text("2 días")
+        gm.get_by_role("button", name="Entendido").click()
+        expect(gm.locator("#since-visit")).to_have_count(0)
+        box = card(gm, "Aldara").locator("[data-quick-damage]")
+        box.fill("6")
+        box.press("Enter")
+        settled(gm)
+        box = card(gm, "Borin").locator("[data-quick-damage]")
+        box.fill(str(Character.objects.get(name="Borin").pg - 5))
+        box.press("Enter")
+        expect(card(gm, "Borin").locator(".pg-value")).to_have_text("5")
+        close(gm, "narrador", demo)
+
+        ana = open_page(ana_context, url)
+        panel = ana.locator("#since-visit")
+        expect(panel).to_contain_text("Desde tu última visita")
+        expect(panel).to_contain_text("Tiempo pasado en la campaña: 2 días.")
+        expect(panel.locator(".stretch-character").first.locator("h3")).to_have_text("Aldara")
+        expect(panel).to_contain_text("Ataque físico directo: 1 herida, 6 PG.")
+        borin = panel.locator(".stretch-character", has_text="Borin")
+        expect(borin).to_contain_text("→ Grave.")
+        expect(borin).not_to_contain_text("PG")  # a word, never a number
+        expect(panel.locator(".stretch-character", has_text="Sibila")).to_contain_text("Herido → Ileso.")  # rested
+        fits(ana)
+        screenshot(ana, "visits-player-375-es")
+
+        ana.reload()
+        expect(ana.locator("#since-visit")).to_contain_text("Ataque físico directo: 1 herida, 6 PG.")  # it stays
+        ana.get_by_role("button", name="Entendido").click()
+        expect(ana.locator("#since-visit")).to_have_count(0)
+        expect(ana.locator("#characters-title")).to_be_focused()
+        other_tab = open_page(ana_context, url)  # another tab, after the dismissal: nothing
+        expect(other_tab.locator("#since-visit")).to_have_count(0)
+        assert ana.errors == [] and other_tab.errors == []
+
+        # The GM's table offers the same to the GM: what another device of theirs did meanwhile.
+        actions.apply_damage(demo, [Character.objects.get(name="Sibila")], Attack(amount=5), by=demo.gm)
+        gm = open_page(gm_context, url)
+        panel = gm.locator("#since-visit")
+        expect(panel).to_contain_text("Sibila")
+        expect(panel).to_contain_text("PG: 60 → 55 de 60.")
+        expect(panel).not_to_contain_text("Borin")  # done at this table, seen as it happened: no news
+        screenshot(gm, "visits-gm-1280-es")
+        gm.get_by_role("button", name="Entendido").click()
+        expect(gm.locator("#since-visit")).to_have_count(0)
+        assert gm.errors == []
+    finally:
+        gm_context.close()
+        ana_context.close()
+
+
+def test_in_english_on_a_phone_and_at_the_table(browser: Browser, server: str, demo):
+    url = f"{server}/campaigns/{demo.pk}/"
+    gm_context = context_for(browser, server, "narrador", locale="en-US")
+    ana_context = context_for(browser, server, "ana", locale="en-US", phone=True)
+    try:
+        for context, username in ((gm_context, "narrador"), (ana_context, "ana")):
+            close(open_page(context, url), username, demo)  # first visits
+        aldara = Character.objects.get(name="Aldara")
+        actions.apply_damage(demo, [aldara], Attack(amount=3), by=demo.gm)
+        actions.advance_clock(demo, 3 * 3600, by=demo.gm)
+
+        ana = open_page(ana_context, url)
+        panel = ana.locator("#since-visit")
+        expect(panel).to_contain_text("Since your last visit")
+        expect(panel).to_contain_text("Campaign time passed: 3 h.")
+        expect(panel).to_contain_text("1 wound, 3 PG.")
+        expect(ana.get_by_role("button", name="Got it")).to_be_visible()
+        fits(ana)
+        screenshot(ana, "visits-player-375-en")
+
+        gm = open_page(gm_context, url)
+        expect(gm.locator("#since-visit")).to_contain_text("Aldara")
+        screenshot(gm, "visits-gm-1280-en")
+        gm.get_by_role("button", name="Got it").click()
+        expect(gm.locator("#since-visit")).to_have_count(0)
+        assert ana.errors == [] and gm.errors == []
+    finally:
+        gm_context.close()
+        ana_context.close()
