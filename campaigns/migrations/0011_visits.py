@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaigns', '0009_event_action_of_rules_events'),
+        ('campaigns', '0010_membership_role'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
