@@ -168,3 +168,42 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.action}"
+
+
+class GameSession(models.Model):
+    """One evening of play: the GM starts it and ends it (rules.actions.sessions), each a log entry, so that the log
+    can be read by session and each session has its recap (rules.recaps). At most one is open per campaign."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="game_sessions")
+    number = models.PositiveIntegerField(_("número"))
+    # The entries that started and ended it: the recap is what stands between them. Undoing the start deletes the
+    # session; undoing the end opens it again.
+    started = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="+", verbose_name=_("empezada"))
+    ended = models.ForeignKey(
+        Event, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", verbose_name=_("terminada")
+    )
+    # When the GM shared its recap with the players; None while only the GM reads it.
+    shared_at = models.DateTimeField(_("compartida"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("sesión de juego")
+        verbose_name_plural = _("sesiones de juego")
+        ordering = ["campaign", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "number"], name="one_session_per_number"),
+            models.UniqueConstraint(
+                fields=["campaign"], condition=Q(ended__isnull=True), name="one_open_session_per_campaign"
+            ),
+            models.CheckConstraint(condition=Q(number__gte=1), name="session_number_from_one"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.campaign} #{self.number}"
+
+    @property
+    def open(self) -> bool:
+        return self.ended_id is None
+
+    @property
+    def shared(self) -> bool:
+        return self.shared_at is not None

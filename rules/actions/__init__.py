@@ -31,6 +31,7 @@ from rules.actions.health import (
     treat_wounds,
 )
 from rules.actions.npcs import add_characters, delete_template, numbered_names, remove_characters, save_template
+from rules.actions.sessions import end_session, open_session, share_recap, start_session
 from rules.actions.sheet import (
     SHEET_FIELDS,
     InvitationGone,
@@ -70,12 +71,14 @@ __all__ = [
     "edit_campaign",
     "edit_character",
     "edit_disease",
+    "end_session",
     "exertion",
     "expose",
     "medicate",
     "remove_character",
     "remove_characters",
     "numbered_names",
+    "open_session",
     "restore_disease",
     "retire_disease",
     "retire_site_diseases",
@@ -83,7 +86,9 @@ __all__ = [
     "name_clash_message",
     "save_site_disease",
     "save_template",
+    "share_recap",
     "site_name_clash",
+    "start_session",
     "treat_illness",
     "treat_wounds",
     "undo",

@@ -54,6 +54,7 @@ from rules.events.health import (
     Undo,
     Undone,
 )
+from rules.events.sessions import SessionEnded, SessionShared, SessionStarted
 from rules.events.table import (
     CampaignChanges,
     CampaignEdited,
@@ -118,6 +119,9 @@ __all__ = [
     "Record",
     "Refers",
     "Roll",
+    "SessionEnded",
+    "SessionShared",
+    "SessionStarted",
     "SheetChanges",
     "Signed",
     "TEXT_LENGTH",
