@@ -16,6 +16,17 @@ class PartyView(models.TextChoices):
     HIDDEN = "hidden", _("nada")
 
 
+class CampaignQuerySet(models.QuerySet["Campaign"]):
+    def with_session_head(self) -> "CampaignQuerySet":
+        """Each campaign with its latest game session's number (`latest_session`) and the open one's (`open_session`),
+        in its own row: the GM's table shows both without a query of their own."""
+        sessions = GameSession.objects.filter(campaign=models.OuterRef("pk")).order_by("-number").values("number")
+        return self.annotate(
+            latest_session=models.Subquery(sessions[:1]),
+            open_session=models.Subquery(sessions.filter(ended__isnull=True)[:1]),
+        )
+
+
 class Campaign(models.Model):
     name = models.CharField(_("nombre"), max_length=100)
     gm = models.ForeignKey(
@@ -32,6 +43,8 @@ class Campaign(models.Model):
         default=PartyView.BAND,
     )
     created = models.DateTimeField(_("creada"), auto_now_add=True)
+
+    objects = CampaignQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("campaña")
