@@ -4,7 +4,7 @@ and a player's once the GM shares it) and sharing it."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -26,15 +26,15 @@ def game_session(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_gm(request.user, campaign_id)
     number = digits(request.POST.get("number", ""))
     what = request.POST.get("do", "")
+    if what not in ("start", "end"):  # no button of the table sends that: a forged form
+        return HttpResponseBadRequest(_("Elige empezar o terminar la sesión."))
     try:
         if what == "start":
             outcome = actions.start_session(campaign, by=request.user, number=number)
             said = _("Empieza la sesión %(number)s.")
-        elif what == "end":
+        else:
             outcome = actions.end_session(campaign, by=request.user, number=number)
             said = _("Termina la sesión %(number)s.")
-        else:
-            raise actions.ActionError(_("Elige empezar o terminar la sesión."), "do")
         said %= {"number": outcome.event.details["number"] if outcome.event is not None else ""}
     except actions.ActionError as error:
         outcome, said = actions.Outcome(None, []), error.message
@@ -73,7 +73,9 @@ def recap(request: HtmxHttpRequest, campaign_id: int, number: int) -> HttpRespon
 def recap_share(request: HtmxHttpRequest, campaign_id: int, number: int) -> HttpResponse:
     """Show a session's recap to the players, or no longer (`shared`: "1" or "0")."""
     campaign = access.campaign_for_gm(request.user, campaign_id)
-    shared = request.POST.get("shared", "1") != "0"
+    if request.POST.get("shared") not in ("1", "0"):  # the page's button sends one or the other: a forged form
+        return HttpResponseBadRequest(_("Elige compartir el resumen o dejar de compartirlo."))
+    shared = request.POST["shared"] == "1"
     try:
         actions.share_recap(campaign, number, by=request.user, shared=shared)
     except actions.ActionError as error:

@@ -114,10 +114,10 @@ MATRIX = {
     "cancel_check": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 400})),
     "party_view": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "undo": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 302})),
-    "game_session": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 302})),
+    "game_session": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 400})),  # no "do": refused
     "sessions": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "session_recap": ("get", shared_session, only({"gm_a": 200, "player_a": 200, "player_a2": 200})),
-    "recap_share": ("post", shared_session, only({"gm_a": 302})),
+    "recap_share": ("post", shared_session, only({"gm_a": 400})),  # no "shared": refused
     "diseases": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "disease_create": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "disease_edit": (
