@@ -125,8 +125,9 @@ def session_entries(campaign: Campaign, session: GameSession) -> list[Event]:
 def chart(
     character: Character | None, row: CharacterStretch, entries: list[Event], clock_start: int, clock_end: int
 ) -> Timeline | None:
-    """The character's PG over the session; none for one whose state it did not change."""
-    if character is None or row.first is None or row.last is None:
+    """The character's PG over the session; none for one whose state it did not change, nor for a session in which
+    no campaign time passed (a chart over no time would be one vertical stroke: the words say it all)."""
+    if character is None or row.first is None or row.last is None or clock_end <= clock_start:
         return None
     start = clock_start if not row.added else min(clock_end, row.first.now)
     return timeline_between(character, entries, (start, row.first.pg), (clock_end, row.last.pg))
