@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
-from campaigns.models import Campaign, Event, Invitation, Membership
+from campaigns.models import Campaign, Event, GameSession, Invitation, Membership
 from characters.models import Character
 from rules import actions, backup, engine
 from rules.damage import Attack, Gas
@@ -34,6 +34,7 @@ def rows() -> dict[str, int]:
         "diseases": Disease.objects.count(),
         "memberships": Membership.objects.count(),
         "invitations": Invitation.objects.count(),
+        "sessions": GameSession.objects.count(),
     }
 
 
