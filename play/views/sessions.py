@@ -62,7 +62,12 @@ def recap(request: HtmxHttpRequest, campaign_id: int, number: int) -> HttpRespon
     session = access.session_for_user(request.user, campaign_id, number)
     campaign = session.campaign
     audience = access.audience_of(request.user, campaign)
-    context = {"campaign": campaign, "session": session, "recap": recap_of(campaign, session, audience)}
+    context = {
+        "campaign": campaign,
+        "session": session,
+        "recap": recap_of(campaign, session, audience),
+        "is_gm": audience.is_gm,
+    }
     if audience.is_gm:
         url = f"{reverse('campaign_log', args=[campaign.pk])}?session={session.number}"
         context["log_page"] = log_page(table_log(campaign, session=session), LOG_LENGTH, url)
