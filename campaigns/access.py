@@ -19,7 +19,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
-from campaigns.models import Campaign, Membership, PartyView, Role
+from campaigns.models import Campaign, GameSession, Membership, PartyView, Role
 from characters.models import Character
 
 type Visitor = User | AnonymousUser
@@ -36,7 +36,7 @@ def campaigns_of(user: Visitor) -> QuerySet[Campaign]:
     """The campaigns a user may see: those they run and those they play in."""
     if not user.is_authenticated:
         return Campaign.objects.none()
-    return Campaign.objects.filter(Q(gm=user) | Q(memberships__user=user)).distinct()
+    return Campaign.objects.with_session_head().filter(Q(gm=user) | Q(memberships__user=user)).distinct()
 
 
 def campaign_for_user(user: Visitor, campaign_id: int) -> Campaign:
@@ -204,3 +204,16 @@ def character_for_gm(user: Visitor, campaign_id: int, character_id: int) -> Char
     character = get_object_or_404(campaign.characters.select_related("player"), pk=character_id)
     character.campaign = campaign
     return character
+
+
+def session_for_user(user: Visitor, campaign_id: int, number: int) -> GameSession:
+    """A game session whose recap this user may read: any of the GM's campaign, and for a player of the campaign one
+    whose recap the GM shared (which one of it they read is play.recaps'); else 404."""
+    campaign = campaign_for_user(user, campaign_id)
+    session = get_object_or_404(
+        GameSession.objects.select_related("started", "ended"), campaign=campaign, number=number
+    )
+    if not is_gm(user, campaign) and not session.shared:
+        raise Http404
+    session.campaign = campaign
+    return session

@@ -16,6 +16,17 @@ class PartyView(models.TextChoices):
     HIDDEN = "hidden", _("nada")
 
 
+class CampaignQuerySet(models.QuerySet["Campaign"]):
+    def with_session_head(self) -> "CampaignQuerySet":
+        """Each campaign with its latest game session's number (`latest_session`) and the open one's (`open_session`),
+        in its own row: the GM's table shows both without a query of their own."""
+        sessions = GameSession.objects.filter(campaign=models.OuterRef("pk")).order_by("-number").values("number")
+        return self.annotate(
+            latest_session=models.Subquery(sessions[:1]),
+            open_session=models.Subquery(sessions.filter(ended__isnull=True)[:1]),
+        )
+
+
 class Campaign(models.Model):
     name = models.CharField(_("nombre"), max_length=100)
     gm = models.ForeignKey(
@@ -32,6 +43,8 @@ class Campaign(models.Model):
         default=PartyView.BAND,
     )
     created = models.DateTimeField(_("creada"), auto_now_add=True)
+
+    objects = CampaignQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("campaña")
@@ -215,3 +228,42 @@ class Visit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} @ {self.campaign}: {self.seen}"
+
+
+class GameSession(models.Model):
+    """One evening of play: the GM starts it and ends it (rules.actions.sessions), each a log entry, so that the log
+    can be read by session and each session has its recap (rules.recaps). At most one is open per campaign."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="game_sessions")
+    number = models.PositiveIntegerField(_("número"))
+    # The entries that started and ended it: the recap is what stands between them. Undoing the start deletes the
+    # session; undoing the end opens it again.
+    started = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="+", verbose_name=_("empezada"))
+    ended = models.ForeignKey(
+        Event, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", verbose_name=_("terminada")
+    )
+    # When the GM shared its recap with the players; None while only the GM reads it.
+    shared_at = models.DateTimeField(_("compartida"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("sesión de juego")
+        verbose_name_plural = _("sesiones de juego")
+        ordering = ["campaign", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "number"], name="one_session_per_number"),
+            models.UniqueConstraint(
+                fields=["campaign"], condition=Q(ended__isnull=True), name="one_open_session_per_campaign"
+            ),
+            models.CheckConstraint(condition=Q(number__gte=1), name="session_number_from_one"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.campaign} #{self.number}"
+
+    @property
+    def open(self) -> bool:
+        return self.ended_id is None
+
+    @property
+    def shared(self) -> bool:
+        return self.shared_at is not None

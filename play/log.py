@@ -449,7 +449,7 @@ def check_cancelled(story: Story, payload: events.CheckCancelled) -> tuple[str, 
     return _("Tirada anulada: %(check)s") % {"check": called_check(payload)}, story.for_whom()
 
 
-from play import log_co_gms, log_npcs  # noqa: E402, F401 - the co-GMs' and quick NPCs' kinds, words of their own
+from play import log_co_gms, log_npcs, log_sessions  # noqa: E402, F401 - kinds with words of their own
 
 assert set(WORDING) == set(events.PAYLOADS.values()), "every event kind has its words"
 

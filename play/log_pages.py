@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign, Event
+from campaigns.models import Campaign, Event, GameSession
 from characters.models import Character
 from play.kept import VERSION_MARK, kept, titles
 from play.log import Entry, entry_for
@@ -38,11 +38,22 @@ def names_in(campaign: Campaign) -> dict[int, str]:
     return dict(Character.everyone.filter(campaign=campaign).values_list("pk", "name"))
 
 
-def table_log(campaign: Campaign, names: dict[int, str] | None = None, before: int | None = None) -> list[Entry]:
+def table_log(
+    campaign: Campaign,
+    names: dict[int, str] | None = None,
+    before: int | None = None,
+    session: GameSession | None = None,
+) -> list[Entry]:
     """The GM's log: a page of the campaign's events, the latest ones or those `before` an event id (`names`: every
-    character's, if already at hand). A page is all any screen renders: older pages come on demand."""
+    character's, if already at hand), of one game `session` when given (from its start, up to its end or now). A
+    page is all any screen renders: older pages come on demand."""
     names = names_in(campaign) if names is None else names
-    return entries_for(older_than(campaign.events.all(), before)[:LOG_LENGTH], names)
+    chosen = campaign.events.all()
+    if session is not None:
+        chosen = chosen.filter(pk__gte=session.started_id)
+        if session.ended_id is not None:
+            chosen = chosen.filter(pk__lte=session.ended_id)
+    return entries_for(older_than(chosen, before)[:LOG_LENGTH], names)
 
 
 def sheet_log(
@@ -64,7 +75,7 @@ def log_page(entries: list[Entry], length: int, url: str) -> dict[str, Any]:
     older = next_page(entries, length)
     return {
         "log": [entry_html(entry) for entry in entries],
-        "log_more": None if older is None else f"{url}?before={older}",
+        "log_more": None if older is None else f"{url}{'&' if '?' in url else '?'}before={older}",
     }
 
 

@@ -29,6 +29,7 @@ from characters.models import Character
 from play.cards import Card
 from play.forms.advance import AdvanceForm
 from play.forms.party import PartyViewForm
+from play.game_sessions import game_session, shared_recaps
 from play.kept import CSRF_MARK, VERSION_MARK, fill, kept, row_state
 from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, log, sheet_log_entries, undo_title
 from play.party import companion
@@ -73,13 +74,14 @@ class Touch:
     roster: bool = False
     calls: bool = False
     campaign: bool = False
+    sessions: bool = False  # a game session started or ended, or its recap shared (play.game_sessions)
     entries: tuple[int, ...] = ()  # log entries new or changed (an undo marks the one it undid)
 
     def character(self, pk: int) -> bool:
         return self.everything or self.clock or pk in self.characters
 
 
-EVERYTHING = Touch(everything=True, clock=True, roster=True, calls=True, campaign=True)
+EVERYTHING = Touch(everything=True, clock=True, roster=True, calls=True, campaign=True, sessions=True)
 
 
 def touch_of(event: Event | None) -> Touch:
@@ -104,6 +106,7 @@ def touch_of(event: Event | None) -> Touch:
         roster=payload.roster,
         calls=payload.calls or payload.answered_call is not None,  # an answer to a called check closes it
         campaign=isinstance(payload, events.CampaignEdited),
+        sessions=payload.sessions,
         entries=entries,
     )
 
@@ -356,6 +359,7 @@ SCREENS: dict[Screen, list[Region]] = {
         CARDS,
         CARD,
         CARD_ACTIONS,
+        Region("game-session", "components/game_session.html", game_session, lambda d: d.touch.sessions),
         Region("undo-button", "components/undo_button.html", undo, always),
         Region(
             "log-entries",
@@ -381,6 +385,7 @@ SCREENS: dict[Screen, list[Region]] = {
         CARDS,
         CARD,
         Region("party", "components/party.html", party, party_touched),
+        Region("recaps", "components/recaps_shared.html", shared_recaps, lambda d: d.touch.sessions),
     ],
     Screen.SHEET: [
         NAME,

@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from django.db.models import QuerySet
+from django.db.models import Max, Q, QuerySet
 
 from campaigns.access import Roster, roster_of
-from campaigns.models import Campaign, Event, Invitation
+from campaigns.models import Campaign, Event, GameSession, Invitation
 from characters.models import Character
 from play.cards import Card, cards_for
 from play.checks import CallGroup, CheckLine, open_calls, with_penalties
@@ -92,6 +92,22 @@ class Snapshot:
     @cached_property
     def calls(self) -> list[CallGroup]:
         return open_calls(self.campaign, self.health)
+
+    @cached_property
+    def session_head(self) -> tuple[int | None, int | None]:
+        """The latest game session's number and the open one's (None: none): from the campaign's row when it was read
+        with them (Campaign.objects.with_session_head), else one query."""
+        if hasattr(self.campaign, "latest_session"):
+            return getattr(self.campaign, "latest_session"), getattr(self.campaign, "open_session")  # noqa: B009
+        head = GameSession.objects.filter(campaign=self.campaign).aggregate(
+            latest=Max("number"), playing=Max("number", filter=Q(ended__isnull=True))
+        )
+        return head["latest"], head["playing"]
+
+    @cached_property
+    def sessions(self) -> list[GameSession]:
+        """The campaign's game sessions, by number (one query)."""
+        return list(GameSession.objects.filter(campaign=self.campaign).select_related("started").order_by("number"))
 
     @cached_property
     def names(self) -> dict[int, str]:

@@ -99,6 +99,23 @@ def timeline_for(campaign: Campaign, character: Character) -> Timeline:
     return drawn(character, points, markers, top)
 
 
+def timeline_between(
+    character: Character, entries: list[Event], start: tuple[int, int], end: tuple[int, int]
+) -> Timeline:
+    """The chart of one character over a stretch of the log (a game session's recap): from `start` to `end`, each a
+    (campaign second, PG), through `entries` — the stretch's standing events in id order, read once for every
+    character of the recap (those not about this one are passed over)."""
+    points, markers, top = [start], [], character.max_pg
+    for event in entries:
+        if character.pk in event.characters:
+            stretch = stretch_of(event, character.pk)
+            points += stretch.points
+            markers += stretch.markers
+            top = max(top, stretch.top)
+    points.append(end)
+    return drawn(character, points, markers, top)
+
+
 def stretch_of(event: Event, pk: int) -> Stretch:
     key = str(pk)
     if key not in event.after:  # an event about the character that holds no state of it (an invitation)

@@ -4,7 +4,19 @@ from django.urls import path, register_converter
 
 from campaigns.models import TOKEN_PATTERN
 from play import live
-from play.views import accounts, campaigns, characters, checks, co_gms, diseases, offline, rules_page, table, visits
+from play.views import (
+    accounts,
+    campaigns,
+    characters,
+    checks,
+    co_gms,
+    diseases,
+    offline,
+    rules_page,
+    sessions,
+    table,
+    visits,
+)
 
 
 class TokenConverter:
@@ -76,6 +88,11 @@ urlpatterns = [
     path(CAMPAIGN + "party-view/", table.party_view, name="party_view"),
     path(CAMPAIGN + "undo/", table.undo, name="undo"),
     path(CAMPAIGN + "seen/", visits.dismiss_visit, name="visit_dismiss"),
+    # game sessions and their recaps
+    path(CAMPAIGN + "act/session/", sessions.game_session, name="game_session"),
+    path(CAMPAIGN + "sessions/", sessions.sessions, name="sessions"),
+    path(CAMPAIGN + "sessions/<int:number>/", sessions.recap, name="session_recap"),
+    path(CAMPAIGN + "sessions/<int:number>/share/", sessions.recap_share, name="recap_share"),
     path(CHARACTER + "invite/", table.invite, name="character_invite"),
     path(CAMPAIGN + "invitations/<int:invitation_id>/revoke/", table.revoke_invitation, name="invitation_revoke"),
 ]

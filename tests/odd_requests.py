@@ -66,6 +66,10 @@ def set_table(w: World) -> Table:
     invite_b = Invitation.objects.create(campaign=w.campaign_b, character=w.char_b)
     actions.call_check(w.campaign_a, [w.char_a1, w.char_a2], actions.Call(CheckKind.FALL, height_m=4), by=w.gm_a)
     check = CalledCheck.objects.get(character=w.char_a1)
+    actions.start_session(w.campaign_a, by=w.gm_a)  # game sessions (issue 25): the first ended and shared, one open
+    actions.end_session(w.campaign_a, by=w.gm_a)
+    actions.share_recap(w.campaign_a, 1, by=w.gm_a)
+    actions.start_session(w.campaign_a, by=w.gm_a)
     event = Event.objects.filter(campaign=w.campaign_a).latest("id")
     template_a = NpcTemplate.objects.create(campaign=w.campaign_a, name="Guardia", count=4, constitution=6)
     template_b = NpcTemplate.objects.create(campaign=w.campaign_b, name="Lobo", count=3, constitution=3)
@@ -115,6 +119,10 @@ def in_a(t: Table) -> dict[str, object]:
 
 def a1_in_a(t: Table) -> dict[str, object]:
     return {"campaign_id": t.world.campaign_a.pk, "character_id": t.world.char_a1.pk}
+
+
+def session_in_a(t: Table) -> dict[str, object]:
+    return {"campaign_id": t.world.campaign_a.pk, "number": 1}
 
 
 def disease_in_a(t: Table) -> dict[str, object]:
@@ -196,7 +204,7 @@ ROUTES: dict[str, Route] = {
         examples=20,
     ),
     "character": Route(("get",), a1_in_a, examples=20),
-    "campaign_log": Route(("get",), in_a, query=lambda t: {"before": "999"}, examples=20),
+    "campaign_log": Route(("get",), in_a, query=lambda t: {"before": "999", "session": "1"}, examples=20),
     "character_log": Route(("get",), a1_in_a, query=lambda t: {"before": "999"}, examples=20),
     "character_create": Route(ACTION, in_a, data=sheet, examples=50),
     "character_edit": Route(ACTION, a1_in_a, data=sheet, examples=50),
@@ -264,6 +272,10 @@ ROUTES: dict[str, Route] = {
     "undo": Route(("post",), in_a, data=lambda t: {"event": str(t.event.pk)}, examples=40),
     # "Entendido" on "Desde tu última visita": no fields; whatever is posted moves only the account's own mark.
     "visit_dismiss": Route(("post",), in_a, personas=("gm_a", "player_a", "player_a2", "gm_b"), examples=20),
+    "game_session": Route(("post",), in_a, data=lambda t: {"do": "end", "number": "2"}, examples=40),
+    "sessions": Route(("get",), in_a, examples=15),
+    "session_recap": Route(("get",), session_in_a, personas=("gm_a", "player_a", "player_a2", "gm_b"), examples=30),
+    "recap_share": Route(("post",), session_in_a, data=lambda t: {"shared": "0"}, examples=30),
     "diseases": Route(("get",), in_a, examples=15),
     "disease_create": Route(ACTION, in_a, data=disease, examples=50),
     "disease_edit": Route(ACTION, disease_in_a, data=disease, examples=50),

@@ -105,11 +105,17 @@ def page_before(request: HtmxHttpRequest) -> int | None:
 
 @require_GET
 def campaign_log(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
-    """A page of the GM's log: older entries on demand (the page before event `before`)."""
+    """A page of the GM's log: older entries on demand (the page before event `before`), of one game session's
+    (`session`, its number) when asked."""
     campaign = access.campaign_for_gm(request.user, campaign_id)
     before = page_before(request)
     url = reverse("campaign_log", args=[campaign.pk])
-    page = log_page(table_log(campaign, before=before), LOG_LENGTH, url)
+    session = None
+    if "session" in request.GET:
+        number = digits(request.GET["session"])
+        session = get_object_or_404(campaign.game_sessions, number=number if number is not None else 0)
+        url += f"?session={session.number}"
+    page = log_page(table_log(campaign, before=before, session=session), LOG_LENGTH, url)
     return render(request, "components/log.html", {**page, "older": True})
 
 

@@ -32,6 +32,7 @@ from rules.actions.health import (
     treat_wounds,
 )
 from rules.actions.npcs import add_characters, delete_template, numbered_names, remove_characters, save_template
+from rules.actions.sessions import end_session, open_session, share_recap, start_session
 from rules.actions.sheet import (
     SHEET_FIELDS,
     InvitationGone,
@@ -72,6 +73,7 @@ __all__ = [
     "edit_campaign",
     "edit_character",
     "edit_disease",
+    "end_session",
     "exertion",
     "expose",
     "medicate",
@@ -79,6 +81,7 @@ __all__ = [
     "remove_co_gm",
     "remove_characters",
     "numbered_names",
+    "open_session",
     "restore_disease",
     "retire_disease",
     "retire_site_diseases",
@@ -87,7 +90,9 @@ __all__ = [
     "name_clash_message",
     "save_site_disease",
     "save_template",
+    "share_recap",
     "site_name_clash",
+    "start_session",
     "treat_illness",
     "treat_wounds",
     "undo",

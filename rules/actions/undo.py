@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event
 from rules import engine, events, mapping
-from rules.actions import checks, co_gms, diseases, npcs, sheet  # noqa: F401 - each registers its undoers (core.undoes)
+from rules.actions import checks, co_gms, diseases, npcs, sessions, sheet  # noqa: F401 - each registers its undoers
 from rules.actions.core import UNDOERS, ActionError, Actor, Loaded, Outcome, finish, load, lock_campaign
 from rules.events import EventKind
 from rules.models import Disease

@@ -32,6 +32,7 @@ from rules.backup.schema import (
     EventEntry,
     State,
 )
+from rules.backup.sessions import sessions_of
 from rules.backup.states import States, character_health, comparable, settled
 from rules.events import EventKind
 from rules.models import disease_errors
@@ -73,6 +74,7 @@ def check(document: Document) -> list[events.Payload]:
     payloads = [_payload(f"$.events[{index}]", entry, known) for index, entry in enumerate(document.events)]
     _Log(document, payloads, healths, states).walk()
     _Undos(document, payloads).walk()
+    sessions_of(document, payloads)
     return payloads
 
 

@@ -25,6 +25,7 @@ from rules.backup.schema import (
     EventEntry,
     IllnessEntry,
     Missing,
+    SessionEntry,
     State,
     TemplateEntry,
     WoundEntry,
@@ -200,6 +201,15 @@ def document_of(campaign: Campaign | int) -> Document:
                 notes=t.notes,
             )
             for t in campaign.npc_templates.order_by("name", "id")
+        ],
+        sessions=[
+            SessionEntry(
+                number=s.number,
+                started=key("event", s.started_id),
+                ended=None if s.ended_id is None else key("event", s.ended_id),
+                shared_at=s.shared_at,
+            )
+            for s in campaign.game_sessions.order_by("number")
         ],
     )
 

@@ -18,7 +18,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign, Event
+from campaigns.models import Campaign, Event, GameSession
 from characters.models import Character, NpcTemplate
 from rules import engine, events, mapping
 from rules.actions.campaign import room_for_one_more
@@ -29,6 +29,7 @@ from rules.backup import references
 from rules.backup.checks import check
 from rules.backup.read import as_document, invalid_copy
 from rules.backup.schema import CharacterEntry, DiseaseEntry, Document, EventEntry, TemplateEntry, with_diseases
+from rules.backup.sessions import sessions_of
 from rules.models import Disease, Illness, Wound
 
 logger = logging.getLogger(__name__)
@@ -89,6 +90,16 @@ def import_campaign(document: Document | dict[str, Any], gm: User, name: str | N
     fields = [name for name in TemplateEntry.__struct_fields__]
     NpcTemplate.objects.bulk_create(
         [NpcTemplate(campaign=campaign, **{name: getattr(t, name) for name in fields}) for t in document.templates]
+    )
+    GameSession.objects.bulk_create(
+        GameSession(
+            campaign=campaign,
+            number=s.number,
+            started_id=to_id("event", s.started),
+            ended_id=None if s.ended is None else to_id("event", s.ended),
+            shared_at=s.shared_at,
+        )
+        for s in sessions_of(document, payloads)
     )
     logger.info("campaign %s «%s» imported by %s", campaign.pk, campaign.name, gm.username)
     return campaign

@@ -216,6 +216,16 @@ class TemplateEntry(Part, kw_only=True):
     notes: Annotated[str, Meta(max_length=NOTES_LENGTH)] = ""
 
 
+class SessionEntry(Part, kw_only=True):
+    """A game session (campaigns.models.GameSession): its number, the entries that started and ended it, and when its
+    recap was shared with the players. All of it is what the log says (rules.backup.sessions checks it)."""
+
+    number: Annotated[int, Meta(ge=1, le=INTEGER)]
+    started: EventKey
+    ended: EventKey | None = None
+    shared_at: Moment | None = None
+
+
 class Document(Part):
     format: Literal["12plus-campaign"]
     version: Literal[1]
@@ -225,6 +235,8 @@ class Document(Part):
     events: list[EventEntry]
     missing: Missing
     templates: list[TemplateEntry] = []  # a document from before quick NPCs' templates: none
+    # A document from before game sessions has none; one without the part has those its log says.
+    sessions: list[SessionEntry] | UnsetType = UNSET
 
 
 class Head(msgspec.Struct):

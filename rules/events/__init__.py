@@ -55,6 +55,7 @@ from rules.events.health import (
     Undo,
     Undone,
 )
+from rules.events.sessions import SessionEnded, SessionShared, SessionStarted
 from rules.events.table import (
     CampaignChanges,
     CampaignEdited,
@@ -122,6 +123,9 @@ __all__ = [
     "Record",
     "Refers",
     "Roll",
+    "SessionEnded",
+    "SessionShared",
+    "SessionStarted",
     "SheetChanges",
     "Signed",
     "TEXT_LENGTH",

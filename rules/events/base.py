@@ -46,6 +46,9 @@ class EventKind(models.TextChoices):
     CO_GM_LINK = "co_gm_link", _("enlace de co-narrador")
     CO_GM_JOINED = "co_gm_joined", _("co-narrador nuevo")
     CO_GM_REMOVED = "co_gm_removed", _("co-narrador quitado")
+    SESSION_STARTED = "session_started", _("sesión empezada")
+    SESSION_ENDED = "session_ended", _("sesión terminada")
+    SESSION_SHARED = "session_shared", _("resumen de sesión compartido")
 
 
 BIGINT = 2**63 - 1  # PostgreSQL's bigint: clocks, campaign seconds, ids
@@ -92,6 +95,7 @@ class Payload(Record):
     roster: ClassVar[bool] = False  # changes who is at the table or who plays whom: card lists and player pages
     calls: ClassVar[bool] = False  # calls checks, or closes or reopens them
     changes_disease: ClassVar[bool] = False  # a campaign disease: its name and numbers show on every card
+    sessions: ClassVar[bool] = False  # starts or ends a game session, or shares its recap (campaigns.GameSession)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

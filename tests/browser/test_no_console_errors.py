@@ -105,6 +105,11 @@ def test_every_page_is_clean(browser: Browser, live_server, demo: Campaign, devi
     aldara = Character.objects.get(name="Aldara")
     token = Invitation.objects.pending().get(character__name="Sibila").token
     say = lambda msgid, **values: words(language, msgid, **values)  # noqa: E731
+    actions.start_session(demo, by=demo.gm)  # a game session played and its recap shared (issue 25)
+    actions.advance_clock(demo, 3600, by=demo.gm)
+    actions.end_session(demo, by=demo.gm)
+    actions.share_recap(demo, 1, by=demo.gm)
+    recap = say("Resumen de la sesión %(number)s", number="1")
 
     with browsing(browser, base, None, device, language) as page:
         visit(page, f"{base}/accounts/login/", language, say("Iniciar sesión"))
@@ -120,6 +125,8 @@ def test_every_page_is_clean(browser: Browser, live_server, demo: Campaign, devi
         expect(page.get_by_text(say("Reloj de campaña")).first).to_be_visible()
         visit(page, f"{base}/campaigns/{pk}/characters/{aldara.pk}/", language, "Aldara")
         visit(page, f"{base}/campaigns/{pk}/diseases/", language, say("Enfermedades"))
+        visit(page, f"{base}/campaigns/{pk}/sessions/", language, say("Registro por sesiones"))
+        visit(page, f"{base}/campaigns/{pk}/sessions/1/", language, recap)
         visit(page, f"{base}/campaigns/{pk}/diseases/new/", language, say("Nueva enfermedad"))
         visit(page, f"{base}/campaigns/{pk}/characters/new/", language, say("Nuevo personaje"))
         edit = say("Editar a %(name)s", name="Aldara")
@@ -137,6 +144,7 @@ def test_every_page_is_clean(browser: Browser, live_server, demo: Campaign, devi
         expect(page.get_by_role("heading", name=say("Tus personajes"))).to_be_visible()
         visit(page, f"{base}/campaigns/{pk}/characters/{aldara.pk}/", language, "Aldara")
         expect(page.get_by_text(say("PG en el tiempo")).first).to_be_visible()
+        visit(page, f"{base}/campaigns/{pk}/sessions/1/", language, recap)
 
     with browsing(browser, base, "bruno", device, language) as page:
         visit(page, f"{base}/invite/{token}/", language, say("Invitación"))

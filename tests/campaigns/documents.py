@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
-from campaigns.models import Campaign, Event, Invitation, Membership
+from campaigns.models import Campaign, Event, GameSession, Invitation, Membership
 from characters.models import Character
 from rules import actions, backup, engine
 from rules.damage import Attack, Gas
@@ -34,6 +34,7 @@ def rows() -> dict[str, int]:
         "diseases": Disease.objects.count(),
         "memberships": Membership.objects.count(),
         "invitations": Invitation.objects.count(),
+        "sessions": GameSession.objects.count(),
     }
 
 
@@ -44,11 +45,13 @@ def named(campaign: Campaign, name: str) -> Character:
 def long_history() -> Campaign:
     """The demo campaign after months of play: illnesses of the rules' and of the campaign's own diseases, weekly
     losses, care and medicine, a death, undone events, a disease whose adding was undone after someone caught it, a
-    removed character, edited sheets, a claimed invitation and years on the clock."""
+    removed character, edited sheets, a claimed invitation, game sessions (one ended and shared, one open, a start
+    undone) and years on the clock."""
     call_command("load_demo")
     campaign = Campaign.objects.get(name=DEMO)
     gm = campaign.gm
     aldara, borin, sibila, tomas = (named(campaign, n) for n in ("Aldara", "Borin", "Sibila", "Hermano Tomás"))
+    actions.start_session(campaign, by=gm)  # game sessions: the first played, ended and its recap shared
     swamp = actions.add_disease(campaign, actions.DiseaseSheet("Fiebre del pantano", "serious", -3, 2), by=gm)
     swamp_fever = Disease.objects.get(campaign=campaign, name="Fiebre del pantano")
     actions.add_disease(campaign, actions.DiseaseSheet("Tos de la cripta", "common", -1), by=gm)
@@ -57,6 +60,8 @@ def long_history() -> Campaign:
     actions.expose(campaign, [aldara], plague(), by=gm, dice_by_character={aldara.pk: 1})
     actions.expose(campaign, [borin, sibila], swamp_fever, by=gm, dice_by_character={borin.pk: 1, sibila.pk: 12})
     actions.advance_clock(campaign, 3 * engine.WEEK, by=gm, not_resting=[borin])
+    actions.end_session(campaign, by=gm)
+    actions.share_recap(campaign, 1, by=gm)
     aldara_plague = Illness.objects.get(character=aldara)
     actions.medicate(campaign, aldara, aldara_plague, by=gm)
     actions.treat_illness(campaign, aldara, aldara_plague, tomas, by=gm)
@@ -75,6 +80,11 @@ def long_history() -> Campaign:
     actions.apply_damage(campaign, [sibila], Attack(amount=1000), by=gm)  # dies
     actions.apply_damage(campaign, [aldara, borin], Gas(turns=2), by=gm)
     actions.undo(campaign, by=gm)
+    actions.start_session(campaign, by=gm)
+    actions.undo(campaign, by=gm)  # a start undone: session 2 is the next one again
+    actions.start_session(campaign, by=gm)  # and still open at the end
+    actions.share_recap(campaign, 2, by=gm)
+    actions.share_recap(campaign, 2, by=gm, shared=False)
     actions.remove_character(campaign, tomas, by=gm)
     actions.edit_campaign(campaign, name="La Cripta de Hielo (II)", gm=gm, party_view="exact", by=gm)
     actions.advance_clock(campaign, 2 * engine.YEAR + 5 * engine.DAY + 17, by=gm)

@@ -5,6 +5,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from campaigns.models import Invitation, Role
 from characters.models import Character, NpcTemplate
+from rules import actions
 from rules.models import Disease
 from tests.helpers import World, client_for, removed_co_gm
 
@@ -35,6 +36,15 @@ def co_gm_link(w) -> int:
 
 def own_template(w) -> int:
     return NpcTemplate.objects.create(name="Guardia", count=3, constitution=6, campaign=w.campaign_a).pk
+
+
+def shared_session(w) -> dict[str, int]:
+    """Session 1 of campaign A, played and its recap shared with the players (an unshared one is the GM's alone:
+    tests/play/test_sessions_views.py)."""
+    actions.start_session(w.campaign_a, by=w.gm_a)
+    actions.end_session(w.campaign_a, by=w.gm_a)
+    actions.share_recap(w.campaign_a, 1, by=w.gm_a)
+    return {"campaign_id": w.campaign_a.pk, "number": 1}
 
 
 # The actions on one character are opened from its card.
@@ -119,6 +129,10 @@ MATRIX = {
         lambda w: {"campaign_id": w.campaign_a.pk},
         only({"gm_a": 302, "player_a": 302, "player_a2": 302}),
     ),
+    "game_session": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 400})),  # no "do": refused
+    "sessions": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    "session_recap": ("get", shared_session, only({"gm_a": 200, "player_a": 200, "player_a2": 200})),
+    "recap_share": ("post", shared_session, only({"gm_a": 400})),  # no "shared": refused
     "diseases": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "disease_create": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "disease_edit": (

@@ -381,7 +381,7 @@ def test_a_weekly_loss_not_charged_is_refused(db):
 STRICT: dict[str, tuple[Callable[[dict[str, Any]], object], str]] = {
     "a state that is not where the log left its character": (
         lambda d: last_event(d, "advance")["before"]["c1"]["wounds"][0].update(treated=True),
-        "$.events[31].before.c1: no es el estado en que dejó a su personaje el registro.",
+        "$.events[39].before.c1: no es el estado en que dejó a su personaje el registro.",
     ),
     "rows that are not where the log ends": (
         lambda d: d["characters"][0].update(notes="x", wounds=[]),
@@ -389,7 +389,7 @@ STRICT: dict[str, tuple[Callable[[dict[str, Any]], object], str]] = {
     ),
     "an undo of an entry that is not the latest": (
         lambda d: first_event(d, "undo")["details"].update(event="e1"),
-        "$.events[21].details.event: no es el último cambio sin deshacer, que es el que se deshace.",
+        "$.events[24].details.event: no es el último cambio sin deshacer, que es el que se deshace.",
     ),
     "an entry undone by no undo": (
         lambda d: d["events"][0].update(undone=True),
@@ -401,7 +401,7 @@ STRICT: dict[str, tuple[Callable[[dict[str, Any]], object], str]] = {
     ),
     "a state of another moment than its entry": (
         lambda d: next(iter(last_event(d, "advance")["after"].values())).update(now=0),
-        "$.events[31].after.c1.now: no es el reloj del cambio (",
+        "$.events[39].after.c1.now: no es el reloj del cambio (",
     ),
     "keys out of order": (
         lambda d: d["characters"][0].update(key="c9"),

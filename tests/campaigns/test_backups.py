@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from campaigns import access
-from campaigns.models import Campaign, Event, Invitation, Membership
+from campaigns.models import Campaign, Event, GameSession, Invitation, Membership
 from characters.models import Character
 from play.forms.campaigns import imported_name
 from rules import actions, backup, engine, queries
@@ -232,6 +232,7 @@ def owned_by(campaign_id: int) -> dict[str, int]:
         "diseases": Disease.objects.filter(campaign_id=campaign_id).count(),
         "memberships": Membership.objects.filter(campaign_id=campaign_id).count(),
         "invitations": Invitation.objects.filter(campaign_id=campaign_id).count(),
+        "sessions": GameSession.objects.filter(campaign_id=campaign_id).count(),
     }
 
 

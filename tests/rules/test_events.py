@@ -57,6 +57,9 @@ def play_every_kind(world: World) -> None:
     assert co_gm_link is not None
     actions.claim_invitation(Invitation.objects.get(pk=co_gm_link.details["invitation"]).token, world.player_a)
     actions.remove_co_gm(a, world.player_a, by=gm)
+    actions.start_session(a, by=gm)  # game sessions (issue 25)
+    actions.end_session(a, by=gm)
+    actions.share_recap(a, 1, by=gm)
     called = actions.call_check(a, [world.char_a1, world.char_a2], Call(CheckKind.FALL, height_m=4), by=gm)
     pending = queries.pending_checks(a)
     actions.answer_check(a, pending[0], by=gm, die=10)
