@@ -15,7 +15,7 @@ from functools import cached_property
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q, QuerySet
+from django.db.models import BigIntegerField, Exists, OuterRef, Q, QuerySet, Value
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
@@ -33,10 +33,18 @@ def signed_in(request: HttpRequest) -> User:
 
 
 def campaigns_of(user: Visitor) -> QuerySet[Campaign]:
-    """The campaigns a user may see: those they run and those they play in."""
+    """The campaigns a user may see: those they run and those they play in, each with its owner and with whether
+    this user is its co-GM (`viewer`, `viewer_co_gm`: is_gm asks no query of its own then)."""
     if not user.is_authenticated:
         return Campaign.objects.none()
-    return Campaign.objects.with_session_head().filter(Q(gm=user) | Q(memberships__user=user)).distinct()
+    co_gm = Membership.objects.filter(campaign=OuterRef("pk"), user=user.pk, role=Role.GM)
+    return (
+        Campaign.objects.with_session_head()
+        .filter(Q(gm=user) | Q(memberships__user=user))
+        .select_related("gm")
+        .annotate(viewer=Value(user.pk, BigIntegerField()), viewer_co_gm=Exists(co_gm))
+        .distinct()
+    )
 
 
 def campaign_for_user(user: Visitor, campaign_id: int) -> Campaign:
@@ -65,10 +73,15 @@ def is_owner(user: Visitor, campaign: Campaign) -> bool:
 
 
 def is_gm(user: Visitor, campaign: Campaign) -> bool:
-    """Whether a user has the GM's powers at this campaign's table: its owner, or a co-GM (one query)."""
+    """Whether a user has the GM's powers at this campaign's table: its owner, or a co-GM (one query, unless the
+    campaign was read for this user by campaigns_of)."""
     if not isinstance(user, User):
         return False
-    return is_owner(user, campaign) or Membership.objects.filter(campaign=campaign, user=user, role=Role.GM).exists()
+    if is_owner(user, campaign):
+        return True
+    if getattr(campaign, "viewer", None) == user.pk:
+        return bool(campaign.viewer_co_gm)  # type: ignore[attr-defined]
+    return Membership.objects.filter(campaign=campaign, user=user, role=Role.GM).exists()
 
 
 @dataclass(frozen=True)
