@@ -13,17 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from campaigns.access import Audience, roster_of
 from campaigns.clock import format_clock, spoken_duration
 from campaigns.models import Campaign, Event, GameSession
 from characters.models import Character
 from play.recaps import Seen, SeenCompanion, seen_by
+from play.stretch_words import rolled_line, wound_lines
 from play.timeline import Timeline, timeline_between
 from rules.events import EventKind
-from rules.models import CheckKind, WoundKind, disease_name
-from rules.recaps import CharacterStretch, Rolled, stretch
+from rules.models import CheckKind, disease_name
+from rules.recaps import CharacterStretch, stretch
 
 if TYPE_CHECKING:
     from play.screens import Drawing
@@ -96,8 +96,8 @@ def recap_of(campaign: Campaign, session: GameSession, audience: Audience) -> Re
     characters = [
         CharacterRecap(
             row,
-            wounds_in_words(row),
-            [roll_in_words(roll) for roll in row.rolls],
+            wound_lines(row),
+            [rolled_line(roll) for roll in row.rolls],
             [str(CheckKind(kind).label) for kind in row.pending],
             chart(by_pk.get(row.pk), row, standing, found.clock_start, found.clock_end),
         )
@@ -131,32 +131,3 @@ def chart(
         return None
     start = clock_start if not row.added else min(clock_end, row.first.now)
     return timeline_between(character, entries, (start, row.first.pg), (clock_end, row.last.pg))
-
-
-def wounds_in_words(row: CharacterStretch) -> list[str]:
-    """Each kind of wound taken: "2 heridas de Ataque físico directo: 9 PG"."""
-    lines = []
-    for kind, tally in row.wounds.items():
-        words = ngettext(
-            "%(count)s herida de %(kind)s: %(pg)s PG", "%(count)s heridas de %(kind)s: %(pg)s PG", tally.count
-        )
-        lines.append(words % {"count": tally.count, "kind": WoundKind(kind).label, "pg": tally.pg})
-    return lines
-
-
-def roll_in_words(roll: Rolled) -> str:
-    """A check and its result: "Tirada de caída: 1d20 sacó 3, total 5 contra 12: fallo (pedida; tiró ana)"."""
-    check = CheckKind(roll.check).label
-    if roll.protected:
-        return _("%(check)s: protegido hoy, sin tirada") % {"check": check}
-    result = _("éxito") if roll.success else _("fallo")
-    words = _("%(check)s: sacó %(die)s, total %(total)s contra %(difficulty)s: %(result)s") % {
-        "check": check,
-        "die": roll.die,
-        "total": roll.total,
-        "difficulty": roll.difficulty,
-        "result": result,
-    }
-    if roll.answered:
-        words += " " + _("(tirada pedida; tiró %(who)s)") % {"who": roll.by or _("el servidor")}
-    return words

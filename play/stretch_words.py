@@ -1,5 +1,6 @@
-"""A character over a stretch of the log, in words: the lines "Desde tu última visita" shows (and a session's recap
-may show), most telling first. What may be read of a stretch is play.recaps' to say; this only words what it gives.
+"""A character over a stretch of the log, in words: the lines "Desde tu última visita" shows, most telling first, and
+the wounds and checks a session's recap lists (play.game_sessions): one wording of each. What may be read of a
+stretch is play.recaps' to say; this only words what it gives.
 
 Own characters (and every one, for the GM) read in full: deaths, PG before → now, illnesses caught, wounds by kind,
 cures, checks with their results, checks still owed. A companion reads as its party view allows: its PG before → now
@@ -42,10 +43,7 @@ def character_lines(row: CharacterStretch) -> list[str]:
     elif row.first is not None and row.last is not None and row.first.pg != row.last.pg:
         lines.append(pg_line(row.first.pg, row.last.pg, row.last.max_pg))
     lines += [_("Enfermó: %(name)s.") % {"name": disease_name(name)} for name in row.caught]
-    labels = dict(WoundKind.choices)
-    for kind, tally in row.wounds.items():
-        wounds = ngettext("%(count)d herida", "%(count)d heridas", tally.count) % {"count": tally.count}
-        lines.append(_("%(kind)s: %(wounds)s, %(pg)d PG.") % {"kind": labels[kind], "wounds": wounds, "pg": tally.pg})
+    lines += wound_lines(row)
     lines += [_("Se curó: %(name)s.") % {"name": disease_name(name)} for name in row.cured]
     lines += [rolled_line(roll) for roll in row.rolls]
     lines += [_("%(check)s: pendiente.") % {"check": CheckKind(kind).label} for kind in row.pending]
@@ -56,17 +54,33 @@ def pg_line(start: int, end: int, max_pg: int) -> str:
     return _("PG: %(start)d → %(end)d de %(max)d.") % {"start": start, "end": end, "max": max_pg}
 
 
+def wound_lines(row: CharacterStretch) -> list[str]:
+    """Each kind of wound taken: "2 heridas de Ataque físico directo: 9 PG"."""
+    lines = []
+    for kind, tally in row.wounds.items():
+        words = ngettext(
+            "%(count)s herida de %(kind)s: %(pg)s PG", "%(count)s heridas de %(kind)s: %(pg)s PG", tally.count
+        )
+        lines.append(words % {"count": tally.count, "kind": WoundKind(kind).label, "pg": tally.pg})
+    return lines
+
+
 def rolled_line(roll: Rolled) -> str:
-    """A check rolled, with its result: "Tirada de resistencia: 14 contra 12, superada."."""
+    """A check and its result: "Tirada de caída: sacó 3, total 5 contra 12: fallo (tirada pedida; tiró ana)"."""
     check = CheckKind(roll.check).label
     if roll.protected:
-        return _("%(check)s: protegido, sin tirada.") % {"check": check}
-    if roll.total is None or roll.difficulty is None or roll.success is None:
-        return _("%(check)s: tirada.") % {"check": check}
-    said = {"check": check, "total": roll.total, "difficulty": roll.difficulty}
-    if roll.success:
-        return _("%(check)s: %(total)d contra %(difficulty)d, superada.") % said
-    return _("%(check)s: %(total)d contra %(difficulty)d, fallada.") % said
+        return _("%(check)s: protegido hoy, sin tirada") % {"check": check}
+    result = _("éxito") if roll.success else _("fallo")
+    words = _("%(check)s: sacó %(die)s, total %(total)s contra %(difficulty)s: %(result)s") % {
+        "check": check,
+        "die": roll.die,
+        "total": roll.total,
+        "difficulty": roll.difficulty,
+        "result": result,
+    }
+    if roll.answered:
+        words += " " + _("(tirada pedida; tiró %(who)s)") % {"who": roll.by or _("el servidor")}
+    return words
 
 
 def companion_lines(companion: SeenCompanion) -> list[str]:

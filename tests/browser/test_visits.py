@@ -106,7 +106,7 @@ def test_a_player_on_a_phone_reads_what_happened_since_and_dismisses_it(browser:
         expect(panel).to_contain_text("Desde tu última visita")
         expect(panel).to_contain_text("Tiempo pasado en la campaña: 2 días.")
         expect(panel.locator(".stretch-character").first.locator("h3")).to_have_text("Aldara")
-        expect(panel).to_contain_text("Ataque físico directo: 1 herida, 6 PG.")
+        expect(panel).to_contain_text("1 herida de Ataque físico directo: 6 PG")
         borin = panel.locator(".stretch-character", has_text="Borin")
         expect(borin).to_contain_text("→ Grave.")
         expect(borin).not_to_contain_text("PG")  # a word, never a number
@@ -115,7 +115,7 @@ def test_a_player_on_a_phone_reads_what_happened_since_and_dismisses_it(browser:
         screenshot(ana, "visits-player-375-es")
 
         ana.reload()
-        expect(ana.locator("#since-visit")).to_contain_text("Ataque físico directo: 1 herida, 6 PG.")  # it stays
+        expect(ana.locator("#since-visit")).to_contain_text("1 herida de Ataque físico directo: 6 PG")  # it stays
         ana.get_by_role("button", name="Entendido").click()
         expect(ana.locator("#since-visit")).to_have_count(0)
         expect(ana.locator("#characters-title")).to_be_focused()
@@ -154,7 +154,7 @@ def test_in_english_on_a_phone_and_at_the_table(browser: Browser, server: str, d
         panel = ana.locator("#since-visit")
         expect(panel).to_contain_text("Since your last visit")
         expect(panel).to_contain_text("Campaign time passed: 3 h.")
-        expect(panel).to_contain_text("1 wound, 3 PG.")
+        expect(panel).to_contain_text("1 wound of Direct physical attack: 3 PG")
         expect(ana.get_by_role("button", name="Got it")).to_be_visible()
         fits(ana)
         screenshot(ana, "visits-player-375-en")

@@ -77,7 +77,7 @@ def test_a_player_reads_their_own_in_full_companions_by_the_party_view_and_never
     assert TITLE in told and "Tiempo pasado en la campaña: 2 h." in told
     names = [re.sub(r"<[^>]+>", "", name) for name in re.findall(r"<h3>(.*?)</h3>", told)]
     assert names == ["Aldara", "Borin", "Tomás"]  # own first, then companions
-    assert "Ataque físico directo: 1 herida, 3 PG." in told
+    assert "1 herida de Ataque físico directo: 3 PG" in told
     assert "Ileso → Herido." in told  # Borin: the campaign's party view gives words only
     assert "PG: 50 → 47 de 50." in told  # Tomás: exact
     assert told.count("PG:") == 2  # Aldara's and Tomás's; never a number for Borin
