@@ -25,19 +25,26 @@ from campaigns.models import Campaign, Visit
 from rules.actions.core import Actor
 
 # One statement: the first visit is created with nothing to tell; a later one moves `seen` to the latest event and,
-# if that is news, keeps (or starts) `since` at the old mark. The right-hand sides all read the row as it was.
+# if that is news, keeps (or starts) `since` at the old mark. The right-hand sides all read the row as it was. When
+# nothing was logged since the mark, no row is written (a page load is then a read: nothing to flush to disk), and the
+# row as it stands says where a waiting panel counts from.
 _OPENED = """
-INSERT INTO campaigns_visit (user_id, campaign_id, seen, since)
-VALUES (
-    %(user)s, %(campaign)s, COALESCE((SELECT max(id) FROM campaigns_event WHERE campaign_id = %(campaign)s), 0), NULL
+WITH moved AS (
+    INSERT INTO campaigns_visit (user_id, campaign_id, seen, since)
+    VALUES (
+        %(user)s, %(campaign)s, COALESCE((SELECT max(id) FROM campaigns_event WHERE campaign_id = %(campaign)s), 0),
+        NULL
+    )
+    ON CONFLICT (user_id, campaign_id) DO UPDATE SET
+        since = COALESCE(campaigns_visit.since, campaigns_visit.seen),
+        seen = EXCLUDED.seen
+    WHERE EXCLUDED.seen > campaigns_visit.seen
+    RETURNING since
 )
-ON CONFLICT (user_id, campaign_id) DO UPDATE SET
-    since = CASE
-        WHEN EXCLUDED.seen > campaigns_visit.seen THEN COALESCE(campaigns_visit.since, campaigns_visit.seen)
-        ELSE campaigns_visit.since
-    END,
-    seen = GREATEST(campaigns_visit.seen, EXCLUDED.seen)
-RETURNING since
+SELECT since FROM moved
+UNION ALL
+SELECT since FROM campaigns_visit
+WHERE user_id = %(user)s AND campaign_id = %(campaign)s AND NOT EXISTS (SELECT 1 FROM moved)
 """
 
 

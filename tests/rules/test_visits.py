@@ -5,6 +5,7 @@ nothing logged, no version bumped."""
 from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser
+from django.db import connection
 
 from campaigns.models import Campaign, Event, Visit
 from rules import actions
@@ -131,3 +132,25 @@ def test_a_deleted_campaign_takes_its_marks_along(world: World):
     visits.opened(world.campaign_b, world.gm_b)
     actions.delete_campaign(world.campaign_b, by=world.gm_b, typed_name="B")
     assert not Visit.objects.exists()
+
+
+def test_a_page_load_with_nothing_new_writes_no_row(world: World):
+    """Opening a page is a read when nothing was logged since the mark: the visit's row stays the same row version
+    (its ctid), and the panel that waits is still told."""
+    seen = hurt(world)
+    visits.opened(world.campaign_a, world.player_a)
+    hurt(world)
+    assert visits.opened(world.campaign_a, world.player_a) == seen  # a panel waits
+
+    def version() -> str:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT ctid::text FROM campaigns_visit WHERE user_id = %s", [world.player_a.pk])
+            return str(cursor.fetchone()[0])
+
+    before = version()
+    assert visits.opened(world.campaign_a, world.player_a) == seen  # a reload: the same panel, nothing written
+    assert visits.opened(world.campaign_a, world.player_a) == seen
+    assert version() == before
+    hurt(world)
+    assert visits.opened(world.campaign_a, world.player_a) == seen
+    assert version() != before  # something new: the mark moves
