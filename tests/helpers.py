@@ -21,7 +21,7 @@ from django.contrib.auth import get_user_model
 from django.db import close_old_connections, connection
 from django.db.models import Q
 from django.test import Client
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from campaigns.models import Campaign, Event, Invitation, Membership
 from characters.models import Character
@@ -339,6 +339,18 @@ def sign_in(context: BrowserContext, base_url: str, username: str) -> None:
     client.force_login(get_user_model().objects.get(username=username))
     session = client.cookies[settings.SESSION_COOKIE_NAME].value
     context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": base_url}])
+
+
+def context_for(
+    browser: Browser, base: str, username: str, locale: str = "es-ES", phone: bool = False
+) -> BrowserContext:
+    """A browser signed in as this user (sign_in): a desktop at 1280 px, or a phone at 375 px that takes touches."""
+    size = {"width": 375, "height": 740} if phone else {"width": 1280, "height": 900}
+    context = browser.new_context(
+        locale=locale, viewport=size, is_mobile=phone, has_touch=phone, device_scale_factor=2 if phone else 1
+    )
+    sign_in(context, base, username)
+    return context
 
 
 def without_live_updates(page: Page) -> Page:

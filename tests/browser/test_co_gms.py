@@ -13,8 +13,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from campaigns.models import Campaign
 from tests.browser.test_accessibility import serious_violations
-from tests.browser.test_party import context_for, open_page
-from tests.helpers import ARTIFACTS, card, screenshot, settled, sign_in
+from tests.browser.test_party import open_page
+from tests.helpers import ARTIFACTS, card, context_for, screenshot, settled, sign_in
 from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -13,10 +13,10 @@ from characters.models import Character
 from rules import explained
 from tests.helpers import (
     card,
+    context_for,
     expect_live_equals_reload,
     screenshot,
     settled,
-    sign_in,
     watch_errors,
     without_live_updates,
 )
@@ -29,15 +29,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def server(django_db_setup) -> Iterator[str]:
     with asgi_server() as base:
         yield base
-
-
-def context_for(browser: Browser, base: str, username: str, locale: str = "es-ES", phone: bool = False):
-    size = {"width": 375, "height": 740} if phone else {"width": 1280, "height": 900}
-    context = browser.new_context(
-        locale=locale, viewport=size, is_mobile=phone, has_touch=phone, device_scale_factor=2 if phone else 1
-    )
-    sign_in(context, base, username)
-    return context
 
 
 def open_page(context: BrowserContext, url: str) -> Page:

@@ -13,8 +13,8 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack
 from tests.browser.test_accessibility import serious_violations
-from tests.browser.test_party import context_for, open_page
-from tests.helpers import card, expect_live_equals_reload, screenshot, watch_errors, without_live_updates
+from tests.browser.test_party import open_page
+from tests.helpers import card, context_for, expect_live_equals_reload, screenshot, watch_errors, without_live_updates
 from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
