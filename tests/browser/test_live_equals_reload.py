@@ -121,7 +121,10 @@ def screens(browser: Browser, server: str, demo: Campaign) -> Iterator[Screens]:
 
 
 def open_card_form(page: Page, name: str, link: str) -> Locator:
-    card(page, name).get_by_role("link", name=link, exact=True).click()
+    opener = card(page, name).get_by_role("link", name=link, exact=True)
+    expect(opener).to_be_visible()  # on the page that shows the card (a save just before it is still navigating)
+    page.wait_for_load_state("load")  # htmx wired up: a click before then follows the link as a whole page
+    opener.click()
     form = card(page, name).locator("form.action-form")
     expect(form).to_be_visible()
     settled(page)
