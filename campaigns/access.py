@@ -16,11 +16,13 @@ from functools import cached_property
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
 from django.db.models import BigIntegerField, Exists, OuterRef, Q, QuerySet, Value
+from django.db.models.functions import Cast
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
 from campaigns.models import Campaign, GameSession, Membership, PartyView, Role
 from characters.models import Character
+from config.compiled import Compiled, Slot
 
 type Visitor = User | AnonymousUser
 
@@ -37,30 +39,54 @@ def campaigns_of(user: Visitor) -> QuerySet[Campaign]:
     this user is its co-GM (`viewer`, `viewer_co_gm`: is_gm asks no query of its own then)."""
     if not user.is_authenticated:
         return Campaign.objects.none()
-    co_gm = Membership.objects.filter(campaign=OuterRef("pk"), user=user.pk, role=Role.GM)
+    return seen_by(user.pk)
+
+
+def seen_by(user: int | Slot) -> QuerySet[Campaign]:
+    """campaigns_of for a user id, or for a compiled query's slot."""
+    co_gm = Membership.objects.filter(campaign=OuterRef("pk"), user=user, role=Role.GM)
+    viewer = Cast(Value(user) if isinstance(user, int) else user, BigIntegerField())
     return (
         Campaign.objects.with_session_head()
         .filter(Q(gm=user) | Q(memberships__user=user))
         .select_related("gm")
-        .annotate(viewer=Value(user.pk, BigIntegerField()), viewer_co_gm=Exists(co_gm))
+        .annotate(viewer=viewer, viewer_co_gm=Exists(co_gm))
         .distinct()
     )
 
 
+# The reads every page and action make, compiled once (config.compiled).
+CAMPAIGN_SEEN = Compiled(lambda user, campaign: seen_by(user).filter(pk=campaign))
+CAMPAIGN_RUN = Compiled(lambda user, campaign: run_by(user).filter(pk=campaign))
+ROSTER = Compiled(
+    lambda campaign: Character.everyone.filter(campaign=campaign).select_related("player").order_by("name", "id")
+)
+
+
 def campaign_for_user(user: Visitor, campaign_id: int) -> Campaign:
-    return get_object_or_404(campaigns_of(user), pk=campaign_id)
+    found = CAMPAIGN_SEEN.first(user=user.pk, campaign=campaign_id) if user.is_authenticated else None
+    if found is None:
+        raise Http404
+    return found
 
 
 def campaigns_run_by(user: Visitor) -> QuerySet[Campaign]:
     """The campaigns a user runs: those they own and those they are a co-GM of."""
     if not user.is_authenticated:
         return Campaign.objects.none()
+    return run_by(user.pk)
+
+
+def run_by(user: int | Slot) -> QuerySet[Campaign]:
     return Campaign.objects.filter(Q(gm=user) | Q(memberships__user=user, memberships__role=Role.GM)).distinct()
 
 
 def campaign_for_gm(user: Visitor, campaign_id: int) -> Campaign:
     """A campaign whose table this user runs (its owner or a co-GM): the table's powers."""
-    return get_object_or_404(campaigns_run_by(user), pk=campaign_id)
+    found = CAMPAIGN_RUN.first(user=user.pk, campaign=campaign_id) if user.is_authenticated else None
+    if found is None:
+        raise Http404
+    return found
 
 
 def campaign_for_owner(user: Visitor, campaign_id: int) -> Campaign:
@@ -190,7 +216,7 @@ class Roster:
 
 def roster_of(campaign: Campaign) -> Roster:
     """The campaign's roster: one query (and one for its members when a player's access is asked)."""
-    characters = tuple(Character.everyone.filter(campaign=campaign).select_related("player").order_by("name", "id"))
+    characters = tuple(ROSTER.list(campaign=campaign.pk))
     for character in characters:
         character.campaign = campaign
     return Roster(campaign, characters)

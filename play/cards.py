@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign
 from characters.models import Character
+from config.compiled import Compiled
 from play.kept import row_state, values_state
 from play.party import view_words
 from rules import engine, explained, mapping
@@ -181,6 +182,12 @@ def wound_lines(health: engine.Health) -> list[WoundLine]:
 # The many rows of a table: read as plain values, made model rows only when a card is worked out.
 WOUND_FIELDS = [field.attname for field in Wound._meta.concrete_fields]
 WOUND_CHARACTER = WOUND_FIELDS.index("character_id")
+WOUNDS = Compiled(
+    lambda characters: Wound.objects.filter(character_id__any=characters).order_by("id").values_list(*WOUND_FIELDS)
+)
+ILLNESSES = Compiled(
+    lambda characters: Illness.objects.filter(character_id__any=characters).select_related("disease").order_by("id")
+)
 
 
 def cards_for(campaign: Campaign, characters: Iterable[Character]) -> list[Card]:
@@ -188,9 +195,9 @@ def cards_for(campaign: Campaign, characters: Iterable[Character]) -> list[Card]
     characters = list(characters)
     ids = [c.pk for c in characters]
     wounds: dict[int, list[tuple[object, ...]]] = defaultdict(list)
-    for values in Wound.objects.filter(character_id__in=ids).order_by("id").values_list(*WOUND_FIELDS):
+    for values in WOUNDS.rows(characters=ids):
         wounds[values[WOUND_CHARACTER]].append(values)
     illnesses: dict[int, list[Illness]] = defaultdict(list)
-    for illness in Illness.objects.filter(character_id__in=ids).select_related("disease").order_by("id"):
+    for illness in ILLNESSES.list(characters=ids):
         illnesses[illness.character_id].append(illness)
     return [Card(c, wounds[c.pk], illnesses[c.pk], campaign.clock) for c in characters]

@@ -36,10 +36,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from campaigns import access
-from campaigns.models import Campaign, Event
+from campaigns.models import Campaign
 from play import sessions
 from play.screens import EVERYTHING, Drawing, Touch, View, changes, touch_of, view_of
-from play.snapshot import Snapshot
+from play.snapshot import CAMPAIGN, EVENT, VERSION, Snapshot
 from play.visits import stream_ended
 from rules import notify
 
@@ -96,8 +96,8 @@ def draw_change(change: notify.Change, views: set[Seen]) -> dict[Seen, str | Non
     """One change for each of these views (draw): its event and the campaign's rows are read once, whatever the
     number of views, which all draw from them."""
     try:
-        event = None if change.event is None else Event.objects.filter(pk=change.event).first()
-        campaign = Campaign.objects.filter(pk=change.campaign_id).first()
+        event = None if change.event is None else EVENT.first(pk=change.event)
+        campaign = CAMPAIGN.first(pk=change.campaign_id)
         state = None if campaign is None else Snapshot(campaign)
         touch, drawn = touch_of(event), dict[Seen, str | None]()
         return {seen: drawn_once(seen, touch, state, drawn) for seen in views}
@@ -132,7 +132,7 @@ def drawn_once(seen: Seen, touch: Touch, state: Snapshot | None, drawn: dict[See
 def draw_state(seen: Seen) -> str | None:
     """A view's whole screen (a stream's first message), or None when the audience may no longer watch."""
     try:
-        campaign = Campaign.objects.filter(pk=seen.view.audience.campaign_id).first()
+        campaign = CAMPAIGN.first(pk=seen.view.audience.campaign_id)
         return draw(seen, EVERYTHING, None if campaign is None else Snapshot(campaign))
     finally:
         connections["default"].close()
@@ -144,9 +144,8 @@ def watcher_of(watcher: Watcher, user_id: int) -> bool:
 
 def campaign_version(campaign_id: int) -> int | None:
     try:
-        return Campaign.objects.values_list("version", flat=True).get(pk=campaign_id)
-    except Campaign.DoesNotExist:
-        return None
+        versions = VERSION.rows(pk=campaign_id)
+        return versions[0] if versions else None
     finally:
         connections["default"].close()
 
@@ -440,7 +439,7 @@ def admit(request: HttpRequest, campaign_id: int) -> Admitted | HttpResponse:
     user = request.user
     if not user.is_authenticated:
         return ended(SESSION)
-    campaign = access.campaigns_of(user).filter(pk=campaign_id).first()
+    campaign = access.CAMPAIGN_SEEN.first(user=user.pk, campaign=campaign_id)
     if campaign is None:
         return ended(GONE)  # deleted, or never this user's: the same words, which tell nothing more
     if not isinstance(request, ASGIRequest):

@@ -8,15 +8,17 @@ business (its Roster); what a card shows is play.cards'.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from django.db.models import Max, Q, QuerySet
 
 from campaigns.access import Roster, roster_of
 from campaigns.models import Campaign, Event, GameSession, Invitation
 from characters.models import Character
+from config.compiled import Compiled
 from play.cards import Card, cards_for
 from play.checks import CallGroup, CheckLine, open_calls, with_penalties
 from play.log import who_acted, who_of
@@ -36,6 +38,16 @@ class Head:
     action: str
     characters: tuple[int, ...]
     who: str = ""
+
+
+# What every change, connect and page reads, compiled once (config.compiled).
+CAMPAIGN = Compiled(lambda pk: Campaign.objects.filter(pk=pk))
+EVENT = Compiled(lambda pk: Event.objects.filter(pk=pk))
+VERSION = Compiled(lambda pk: Campaign.objects.filter(pk=pk).values_list("version", flat=True))
+HEADS = ("pk", "undone", "action", "characters", "actor__username", "actor_name")
+LATEST_HEADS = Compiled(
+    lambda campaign: Event.objects.filter(campaign=campaign).order_by("-id").values_list(*HEADS)[:LOG_LENGTH]
+)
 
 
 @dataclass
@@ -133,12 +145,12 @@ class Snapshot:
     @cached_property
     def log_page(self) -> list[int]:
         """The ids of the GM's log's latest page, newest first."""
-        return self.read_heads(self.campaign.events.order_by("-id")[:LOG_LENGTH])
+        return self.read_heads(LATEST_HEADS.rows(campaign=self.campaign.pk))
 
-    def read_heads(self, events: QuerySet[Event]) -> list[int]:
+    def read_heads(self, events: QuerySet[Event] | Sequence[tuple[Any, ...]]) -> list[int]:
         """The heads of these events (one query; their states and payloads are read only for an entry not kept),
-        and their ids."""
-        rows = list(events.values_list("pk", "undone", "action", "characters", "actor__username", "actor_name"))
+        and their ids: the events, or their heads already read (HEADS)."""
+        rows = list(events.values_list(*HEADS) if isinstance(events, QuerySet) else events)
         self.heads.update(
             (pk, Head(undone, action, tuple(characters), who_acted(username, name)))
             for pk, undone, action, characters, username, name in rows

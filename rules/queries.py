@@ -10,6 +10,7 @@ from django.db import transaction
 
 from campaigns.models import Campaign, Event
 from characters.models import Character
+from config.compiled import Compiled
 from rules import engine
 from rules.actions.core import load, lock_campaign
 from rules.actions.health import checked_duration, resting_set
@@ -69,10 +70,20 @@ def latest_undoable(campaign: Campaign) -> Event | None:
     return campaign.events.filter(undone=False).exclude(action=EventKind.UNDO).order_by("-id").first()
 
 
+PENDING = Compiled(
+    lambda campaign: (
+        CalledCheck.objects.filter(campaign_id=campaign, status=CallStatus.PENDING)
+        .select_related("character", "disease")
+        .order_by("id")
+    )
+)
+
+
 def pending_checks(campaign: Campaign | int, characters: Iterable[int] | None = None) -> list[CalledCheck]:
     """The checks still waiting for a die, oldest first, with their characters and diseases (None: everyone's)."""
     campaign_id = campaign if isinstance(campaign, int) else campaign.pk
+    if characters is None:
+        return PENDING.list(campaign=campaign_id)
     rows = CalledCheck.objects.filter(campaign_id=campaign_id, status=CallStatus.PENDING)
-    if characters is not None:
-        rows = rows.filter(character_id__in=characters)  # a list, or a query of ids (a subquery: no query of its own)
+    rows = rows.filter(character_id__in=characters)  # a list, or a query of ids (a subquery: no query of its own)
     return list(rows.select_related("character", "disease").order_by("id"))

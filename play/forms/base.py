@@ -15,12 +15,17 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign
 from characters.models import Character
+from config.compiled import Compiled
 from play.forms.fields import RosterField, RowChoiceField, WholeNumberField, add_action_error
 from rules import actions, engine
 from rules.actions import ActionError, Actor
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
+
+
+# The campaign's characters in play, in name order: read by every action form (config.compiled).
+IN_PLAY = Compiled(lambda campaign: Character.objects.filter(campaign=campaign).order_by("name", "id"))
 
 
 class ActionForm[By, T](forms.BaseForm):
@@ -137,7 +142,7 @@ class TableActionForm(StaleChoices, ActionForm[Actor, actions.Outcome], forms.Fo
     @cached_property
     def roster(self) -> list[Character]:
         """The campaign's characters in play, read once for every use of the form (choices, the dead, the dice)."""
-        return list(self.characters())
+        return IN_PLAY.list(campaign=self.campaign.pk)
 
     @cached_property
     def dead_ids(self) -> set[int]:
@@ -153,7 +158,7 @@ class TableActionForm(StaleChoices, ActionForm[Actor, actions.Outcome], forms.Fo
                     field.empty_label = None
 
     def characters(self) -> QuerySet[Character]:
-        return self.campaign.characters.order_by("name", "id")
+        return self.campaign.characters.order_by("name", "id")  # as IN_PLAY
 
     def rollers(self) -> list[Character]:
         return [self.dice_for] if self.dice_for is not None else self.roster

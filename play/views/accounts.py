@@ -91,7 +91,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         user = form.save()
         throttle.record_signup(request)
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request, user, backend="config.signed_in.Accounts")
         next_url = request.POST.get("next", "")
         safe = url_has_allowed_host_and_scheme(next_url, allowed_hosts=None) and next_url.startswith("/")
         return forget_kept_pages(request, redirect(next_url if safe else "home"))

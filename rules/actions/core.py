@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event
 from characters.models import Character
+from config.compiled import Compiled, Slot
 from rules import dice, engine, events, mapping, notify
 from rules.models import CheckKind, Illness, Wound
 
@@ -67,9 +69,12 @@ class Loaded:
     health: engine.Health
 
 
+LOCKED = Compiled(lambda campaign: Campaign.objects.select_for_update().filter(pk=campaign))
+
+
 def lock_campaign(campaign: Campaign | int) -> Campaign:
     campaign_id = campaign if isinstance(campaign, int) else campaign.pk
-    found = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
+    found = LOCKED.first(campaign=campaign_id)
     if found is None:  # deleted meanwhile (another tab): said, never a 500
         raise ActionError(_("Esta campaña ya no existe."))
     return found
@@ -79,30 +84,54 @@ def ids(characters: Iterable[Character | int]) -> list[int]:
     return sorted({c if isinstance(c, int) else c.pk for c in characters})
 
 
+def rows_of(removed: bool, chosen: bool) -> tuple[Compiled[Character], Compiled[Wound], Compiled[Illness]]:
+    """The three locking reads of `load`, compiled once for each of its four forms (config.compiled): a campaign's
+    characters in play (or removed ones too), every one of them or those `chosen`, and their wounds and illnesses."""
+    manager = Character.everyone if removed else Character.objects
+
+    def mine(rows: QuerySet[Any], campaign: Slot, characters: Slot, column: str) -> QuerySet[Any]:
+        rows = rows.filter(**{"campaign" if column == "pk" else "character__campaign": campaign})
+        return rows.filter(**{f"{column}__any": characters}) if chosen else rows
+
+    return (
+        Compiled(
+            lambda campaign, characters: mine(manager.select_for_update(), campaign, characters, "pk").order_by("id")
+        ),
+        Compiled(
+            lambda campaign, characters: mine(
+                Wound.objects.select_for_update(), campaign, characters, "character_id"
+            ).order_by("id")
+        ),
+        Compiled(
+            lambda campaign, characters: mine(
+                Illness.objects.select_for_update(of=("self",)).select_related("disease"),
+                campaign,
+                characters,
+                "character_id",
+            ).order_by("id")
+        ),
+    )
+
+
+BIGGEST_ID = 2**63  # PostgreSQL's bigint
+ROWS = {(removed, chosen): rows_of(removed, chosen) for removed in (False, True) for chosen in (False, True)}
+
+
 def load(campaign: Campaign, character_ids: list[int] | None, removed: bool = False) -> list[Loaded]:
     """Lock and load characters of this campaign with their rows, re-read under the campaign lock; None means every
     character in play. `removed` also finds characters taken out of the campaign (an undo brings them back)."""
-    manager = Character.everyone if removed else Character.objects
-    characters = manager.select_for_update().filter(campaign=campaign).order_by("id")
-    wounds = Wound.objects.select_for_update().filter(character__campaign=campaign).order_by("id")
-    illnesses = (
-        Illness.objects.select_for_update(of=("self",))
-        .select_related("disease")
-        .filter(character__campaign=campaign)
-        .order_by("id")
-    )
-    if character_ids is not None:
-        characters = characters.filter(pk__in=character_ids)
-        wounds = wounds.filter(character_id__in=character_ids)
-        illnesses = illnesses.filter(character_id__in=character_ids)
-    loaded_characters = list(characters)
+    characters, wounds, illnesses = ROWS[removed, character_ids is not None]
+    chosen = [] if character_ids is None else character_ids
+    if any(not 0 < pk < BIGGEST_ID for pk in chosen):  # no row has such an id (and PostgreSQL would refuse it)
+        raise ActionError(_("Ese personaje no pertenece a esta campaña."), "characters")
+    loaded_characters = characters.list(campaign.pk, chosen)
     if character_ids is not None and len(loaded_characters) != len(set(character_ids)):
         raise ActionError(_("Ese personaje no pertenece a esta campaña."), "characters")
     wounds_of: dict[int, list[Wound]] = defaultdict(list)
-    for wound in wounds:
+    for wound in wounds.list(campaign.pk, chosen):
         wounds_of[wound.character_id].append(wound)
     illnesses_of: dict[int, list[Illness]] = defaultdict(list)
-    for illness in illnesses:
+    for illness in illnesses.list(campaign.pk, chosen):
         illnesses_of[illness.character_id].append(illness)
     return [
         Loaded(

@@ -1,0 +1,141 @@
+"""config.compiled: every compiled query of the project gives what the ORM gives for the same values, run after run,
+on any thread's connection; what it refuses it refuses as the ORM does."""
+
+import threading
+from typing import Any
+
+import pytest
+from django.contrib.sessions.models import Session
+from django.db import connection, connections, transaction
+from django.db.models import Model
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+# Every module that compiles a query, imported so that each is in Compiled.made.
+import campaigns.access
+import config.signed_in
+import play.cards
+import play.forms.base
+import play.snapshot
+import rules.actions.core
+import rules.queries
+from config.compiled import Compiled
+from rules import actions
+from rules.actions import Call
+from rules.damage import Attack
+from rules.models import CheckKind
+from tests.helpers import World, make_user
+
+
+def state(row: Any) -> Any:
+    """What a row holds, and what it holds of the rows read with it (select_related)."""
+    if not isinstance(row, Model):
+        return row
+    fields = {name: value for name, value in row.__dict__.items() if name != "_state"}
+    related = {name: state(value) for name, value in row._state.fields_cache.items()}
+    return fields, related
+
+
+def values_for(query: Compiled[Any], world: World, campaign: Any, user: Any) -> dict[str, Any]:
+    """Values for each slot, by its name."""
+    characters = [c.pk for c in (world.char_a1, world.char_a2, world.npc_a) if c.campaign_id == campaign.pk]
+    known = {
+        "campaign": campaign.pk,
+        "user": user.pk,
+        "pk": user.pk,
+        "characters": characters or [world.char_b.pk],
+        "key": "nosuchsession",
+        "now": timezone.now(),
+    }
+    return {name: known[name] for name in query.names}
+
+
+def busy(world: World) -> None:
+    """Rows of every kind the compiled queries read: wounds, an illness, a pending check, log entries."""
+    actions.apply_damage(world.campaign_a, [world.char_a1, world.char_a2], Attack(amount=3), by=world.gm_a)
+    actions.apply_damage(world.campaign_b, [world.char_b], Attack(amount=1), by=world.gm_b)
+    actions.call_check(world.campaign_a, [world.char_a1], Call(CheckKind.FALL, height_m=10), by=world.gm_a)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_each_compiled_query_gives_what_the_orm_gives(world: World) -> None:
+    busy(world)
+    hot = [config.signed_in.SESSION, config.signed_in.ACCOUNT, campaigns.access.CAMPAIGN_SEEN, play.forms.base.IN_PLAY]
+    hot += [rules.actions.core.LOCKED, play.cards.WOUNDS, play.snapshot.LATEST_HEADS, rules.queries.PENDING]
+    assert set(hot) <= set(Compiled.made)
+    for _round in range(2):  # the first run compiles, the second runs what was compiled
+        for campaign, user in [
+            (world.campaign_a, world.gm_a),
+            (world.campaign_b, world.gm_b),
+            (world.campaign_a, world.player_a),
+        ]:
+            for query in Compiled.made:
+                values = values_for(query, world, campaign, user)
+                with transaction.atomic():  # the locking reads run in one, as in an action
+                    with CaptureQueriesContext(connection) as ran:
+                        compiled = list(query.queryset(**values))
+                    expected = list(query.build(**values))
+                assert len(ran) == 1
+                assert [state(row) for row in compiled] == [state(row) for row in expected], query.build
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_compiled_query_runs_on_the_calling_threads_connection(world: World) -> None:
+    busy(world)
+    query = campaigns.access.ROSTER
+    names = [c.name for c in query.list(campaign=world.campaign_a.pk)]  # compiled on this thread
+    found: list[Any] = []
+
+    def other() -> None:
+        try:
+            found.append(([c.name for c in query.list(campaign=world.campaign_a.pk)], id(connections["default"])))
+        finally:
+            connections["default"].close()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    thread.join()
+    assert found[0][0] == names
+    assert found[0][1] != id(connections["default"])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_locking_read_outside_a_transaction_is_refused_as_by_the_orm(world: World) -> None:
+    with transaction.atomic():
+        rules.actions.core.LOCKED.first(campaign=world.campaign_a.pk)
+    with pytest.raises(transaction.TransactionManagementError):
+        rules.actions.core.LOCKED.first(campaign=world.campaign_a.pk)
+
+
+@pytest.mark.django_db
+def test_every_slot_takes_a_value_and_nothing_else(world: World) -> None:
+    with pytest.raises(TypeError):
+        campaigns.access.ROSTER.list()
+    with pytest.raises(TypeError):
+        campaigns.access.ROSTER.list(campaign=1, user=2)
+
+
+@pytest.mark.django_db
+def test_a_list_goes_in_as_one_array_whatever_its_length(world: World) -> None:
+    busy(world)
+    query = play.cards.WOUNDS
+    for chosen in ([], [world.char_a1.pk], [world.char_a1.pk, world.char_a2.pk, world.char_b.pk, 10**12]):
+        with CaptureQueriesContext(connection) as ran:
+            rows = query.rows(characters=chosen)
+        assert len(ran) == 1
+        assert sorted({row[play.cards.WOUND_CHARACTER] for row in rows}) == sorted(
+            {pk for pk in chosen if pk in (world.char_a1.pk, world.char_a2.pk, world.char_b.pk)}
+        )
+
+
+@pytest.mark.django_db
+def test_an_account_and_its_session_are_read_as_django_reads_them(client: Any) -> None:
+    user = make_user("someone")
+    client.force_login(user)
+    assert client.get("/").wsgi_request.user == user
+    Session.objects.update(expire_date=timezone.now())  # expired: nobody signed in
+    assert not client.get("/").wsgi_request.user.is_authenticated
+    client.force_login(user)
+    user.is_active = False
+    user.save()
+    assert not client.get("/").wsgi_request.user.is_authenticated
