@@ -15,8 +15,7 @@ from django_htmx.middleware import HtmxDetails
 
 from campaigns.models import Campaign
 from play.forms.party import PartyViewForm
-from play.screens import Drawing, Touch, changes, clock_form, gm_drawing, touch_of
-from play.snapshot import Snapshot
+from play.screens import Drawing, Touch, changes, clock_form, gm_drawing, state_for, touch_of
 from rules import actions, notify
 
 
@@ -101,7 +100,7 @@ def render_changes(
     else:
         campaign.refresh_from_db()
     touch = touched_by(outcome)
-    drawing = gm_drawing(campaign, request, touch, Snapshot(campaign).knowing(outcome.event))
+    drawing = gm_drawing(campaign, request, touch, state_for(campaign, touch).knowing(outcome.event))
     parts = [part("announce", announce or announcement(outcome)), part("said", said)]
     if closed_slot == "advance":
         form = clock_form(campaign, drawing.seen)

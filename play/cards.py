@@ -88,6 +88,16 @@ class Card:
         )
 
     @property
+    def actions_from(self) -> tuple[object, ...]:
+        """What the card's actions are drawn from (components/card.html#actions): the links a character has (alive,
+        ill, able to exert) and what they name, not its PG or wounds: a blow does not draw them again."""
+        character = self.character
+        return (character.pk, character.campaign_id, character.name, character.player_id, self.health.dead) + (
+            bool(self.sick),
+            self.can_exert,
+        )
+
+    @property
     def sick(self) -> list[IllnessLine]:
         return [line for line in self.illnesses if not line.illness.cured]
 

@@ -38,7 +38,7 @@ from django.views.decorators.http import require_GET
 from campaigns import access
 from campaigns.models import Campaign
 from play import sessions
-from play.screens import EVERYTHING, Drawing, Touch, View, changes, touch_of, view_of
+from play.screens import EVERYTHING, Drawing, Screen, Touch, View, changes, state_for, touch_of, view_of
 from play.snapshot import CAMPAIGN, EVENT, VERSION, Snapshot
 from play.visits import stream_ended
 from rules import notify
@@ -98,8 +98,10 @@ def draw_change(change: notify.Change, views: set[Seen]) -> dict[Seen, str | Non
     try:
         event = None if change.event is None else EVENT.first(pk=change.event)
         campaign = CAMPAIGN.first(pk=change.campaign_id)
-        state = None if campaign is None else Snapshot(campaign)
         touch, drawn = touch_of(event), dict[Seen, str | None]()
+        # A player's page draws all its companions when one is touched: then every card is read at once.
+        pages = any(seen.view.screen == Screen.PAGE for seen in views)
+        state = None if campaign is None else Snapshot(campaign) if pages else state_for(campaign, touch)
         return {seen: drawn_once(seen, touch, state, drawn) for seen in views}
     finally:
         connections["default"].close()  # give the pooled connection back: this runs on a worker thread

@@ -111,7 +111,19 @@ def touch_of(event: Event | None) -> Touch:
     )
 
 
+def state_for(campaign: Campaign, touch: Touch) -> Snapshot:
+    """The rows a change is drawn from: the cards it touched are read first, the others only if a region asks (every
+    card at once when the clock moved or the roster changed: they are all drawn then)."""
+    every = touch.everything or touch.clock or touch.roster
+    return Snapshot(campaign, touched=None if every else touch.characters)
+
+
 # --- drawing ---------------------------------------------------------------------------------------------------------
+
+
+def whole(card: Card) -> object:
+    """What a card's drawing is kept under: everything it is drawn from (play.cards.Card.drawn_from)."""
+    return card.drawn_from
 
 
 @dataclass
@@ -146,7 +158,7 @@ class Drawing:
         return self.state.cards_of(self.seen)
 
     def cards_touched(self) -> list[Card]:
-        return [card for card in self.cards if self.touch.character(card.character.pk)]
+        return self.state.cards_of(character for character in self.seen if self.touch.character(character.pk))
 
     @cached_property
     def kept(self) -> frozenset[int]:
@@ -182,7 +194,7 @@ class Drawing:
     def csrf_token(self) -> str | None:
         return None if self.request is None else str(self.base["csrf_token"])
 
-    def render_card(self, template: str, card: Card) -> SafeString:
+    def render_card(self, template: str, card: Card, drawn_from: Callable[[Card], object] = whole) -> SafeString:
         """Something of a card's (its shell, a region of it) drawn from the card and how this screen shows it alone
         (no request, no context processors), and kept under those (play.kept): a page of 40 unchanged cards draws
         none of them again, and the answer to an action and the streams draw a changed card once for all. Its marks
@@ -195,7 +207,7 @@ class Drawing:
             html = render_to_string(template, {**context, "csrf_token": CSRF_MARK, "drawing": marked})
             return mark_safe(html)  # noqa: S308 — a template's own output
 
-        return kept.get((template, card.drawn_from, row_state(invitation), self.read_only, self.site), draw)
+        return kept.get((template, drawn_from(card), row_state(invitation), self.read_only, self.site), draw)
 
 
 # --- regions ---------------------------------------------------------------------------------------------------------
@@ -215,13 +227,17 @@ class Region:
     attrs: dict[str, str] = field(default_factory=dict)
     how: str = "inner"
     per_card: bool = False  # one per card the screen shows ("card-12")
+    drawn_from: Callable[[Card], object] = whole  # a per-card region's: what it shows of the card
 
 
 def element(
     drawing: Drawing, region: Region, context: dict[str, Any], name: str | None = None, card: Card | None = None
 ) -> SafeString:
     """A region as the page has it: its element, marked with the version it was drawn at, around its content."""
-    inner = drawing.render(region.template, context) if card is None else drawing.render_card(region.template, card)
+    if card is None:
+        inner = drawing.render(region.template, context)
+    else:
+        inner = drawing.render_card(region.template, card, region.drawn_from)
     if not drawing.marked:  # what it holds of kept drawings (play.kept) made whole
         inner = fill(inner, drawing.csrf_token, drawing.campaign.version)
     version = VERSION_MARK if drawing.marked else str(drawing.campaign.version)
@@ -290,7 +306,7 @@ def sheet(drawing: Drawing) -> dict[str, Any]:
     if character is None:
         # Named only to whom it was theirs to see: the GM, or its player (a character handed to another is not).
         return {"gone": drawing.state.roster.sheet(drawing.audience, drawing.view.character), "unseen": True}
-    card = drawing.state.cards[character.pk]
+    card = drawing.state.card(character.pk)
     return {
         "card": card,
         "health": card.health,
@@ -332,13 +348,15 @@ CARDS = Region(
 )
 
 
-def card_region(name: str, partial: str, css: str) -> Region:
-    """A region every card has (its id ends in the character's: "card-12"), drawn from the card alone."""
-    return Region(name, f"components/card.html#{partial}", lambda d: {}, always, attrs={"class": css}, per_card=True)
+def card_region(name: str, partial: str, css: str, drawn_from: Callable[[Card], object] = whole) -> Region:
+    """A region every card has (its id ends in the character's: "card-12"), drawn from the card alone (or from what
+    `drawn_from` says of it: a change that leaves that alike finds the region kept)."""
+    template = f"components/card.html#{partial}"
+    return Region(name, template, lambda d: {}, always, attrs={"class": css}, per_card=True, drawn_from=drawn_from)
 
 
 CARD = card_region("card", "card_state", "card-state")
-CARD_ACTIONS = card_region("card-actions", "actions", "card-actions")
+CARD_ACTIONS = card_region("card-actions", "actions", "card-actions", lambda card: card.actions_from)
 
 SCREENS: dict[Screen, list[Region]] = {
     Screen.TABLE: [

@@ -55,6 +55,8 @@ class Snapshot:
     campaign: Campaign  # fresh: its version marks every region drawn from the snapshot
     events: dict[int, Event] = field(default_factory=dict)  # log entries read so far, by id
     heads: dict[int, Head] = field(default_factory=dict)  # what a kept entry is found by (play.kept), by id
+    touched: frozenset[int] | None = None  # a change's characters, whose cards are read first (None: all at once)
+    read: dict[int, Card] = field(default_factory=dict)  # the cards read so far, by character id
 
     def knowing(self, event: Event | None) -> Snapshot:
         """This snapshot with the event an action just logged at hand: the log's new entry and, unless it is an undo
@@ -69,16 +71,29 @@ class Snapshot:
     def roster(self) -> Roster:
         return roster_of(self.campaign)
 
-    @cached_property
-    def cards(self) -> dict[int, Card]:
-        """Every character's card, by its id (a removed one's too: a check it owes still waits): two queries."""
-        return {card.character.pk: card for card in cards_for(self.campaign, self.roster.characters)}
-
     def cards_of(self, characters: Iterable[Character]) -> list[Card]:
-        return [self.cards[character.pk] for character in characters]
+        """These characters' cards (a removed one's too: a check it owes still waits), each read once whoever asks:
+        with no `touched`, every character's at the first ask (two queries); with it, the cards a change touched
+        first, and the others only if something asks for them."""
+        characters = list(characters)
+        missing = [character for character in characters if character.pk not in self.read]
+        if missing:
+            first = self.touched is not None and not self.read
+            if not first:
+                missing = [character for character in self.roster.characters if character.pk not in self.read]
+            elif self.touched:
+                wanted = {character.pk for character in missing} | self.touched
+                missing = [character for character in self.roster.characters if character.pk in wanted]
+            self.read.update((card.character.pk, card) for card in cards_for(self.campaign, missing))
+        return [self.read[character.pk] for character in characters]
+
+    def card(self, pk: int) -> Card:
+        if pk not in self.read:
+            self.cards_of(character for character in self.roster.characters if character.pk == pk)
+        return self.read[pk]
 
     def health(self, pk: int) -> engine.Health:
-        return self.cards[pk].health
+        return self.card(pk).health
 
     @cached_property
     def invitations(self) -> dict[int, Invitation]:

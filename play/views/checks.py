@@ -18,7 +18,7 @@ from play.answers import HtmxHttpRequest, answers_in_place, in_place, part, rend
 from play.checks import CheckLine, with_penalties
 from play.forms.checks import CheckAnswerForm, CheckCancelForm
 from play.log import outcome_lines
-from play.screens import Drawing, site_of, view_of
+from play.screens import Drawing, site_of, state_for, view_of
 from play.snapshot import Snapshot
 from rules import actions
 from rules.models import CalledCheck
@@ -71,7 +71,8 @@ def checked(
     campaign.refresh_from_db()
     sheet = outcome.characters[0].pk if where == "sheet" and outcome.characters else None
     view = view_of(audience, sheet)
-    drawing = Drawing(Snapshot(campaign), view, site_of(request), request, touched_by(outcome))
+    touch = touched_by(outcome)
+    drawing = Drawing(state_for(campaign, touch), view, site_of(request), request, touch)
     # The keyboard goes to the next check still owed on this screen, else to what the die did.
     owed = drawing.state.pending_lines([sheet] if sheet is not None else [c.pk for c in drawing.seen])
     focus = f"die-{where}-{owed[0].pk}" if owed else "check-said"

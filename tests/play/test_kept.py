@@ -15,7 +15,7 @@ from rules.actions import DiseaseSheet, Sheet
 from rules.damage import Attack
 from rules.engine import DAY
 from rules.models import Category, Disease
-from tests.helpers import World, client_for, fall_ill, reload
+from tests.helpers import World, client_for, fall_ill, plague, reload
 
 CSRF = re.compile(r'(name="csrfmiddlewaretoken" value=|"X-CSRFToken": )"[^"]*"')
 
@@ -65,8 +65,18 @@ def player_renamed(world: World) -> None:
     world.player_a.save()
 
 
+def near_death(world: World) -> None:
+    """PG 3: the exertion check, a card action of its own, appears (and so do its penalties)."""
+    world.char_a1.refresh_from_db()
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=world.char_a1.pg - 3), by=world.gm_a)
+
+
 CHANGES: dict[str, Callable[[World], object]] = {
     "damage": lambda w: actions.apply_damage(w.campaign_a, [w.char_a1], Attack(amount=3), by=w.gm_a),
+    # Changes of what a card's actions offer (their drawing is kept under less than the card's: Card.actions_from).
+    "near death": near_death,
+    "killed": lambda w: actions.apply_damage(w.campaign_a, [w.char_a1], Attack(amount=200), by=w.gm_a),
+    "falls ill": lambda w: fall_ill(w, w.char_a1, plague()),
     "a day passes": lambda w: actions.advance_clock(w.campaign_a, DAY, by=w.gm_a),
     "undo": lambda w: actions.undo(w.campaign_a, by=w.gm_a),
     "rename": rename,
