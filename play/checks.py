@@ -8,10 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import groupby
 
-from django.db.models import Subquery
+from django.db.models import QuerySet, Subquery
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign
+from config.compiled import Compiled, Slot
 from play.cards import cards_for
 from play.log import CHECK_NAMES, outcome_lines, penalty_terms
 from rules import engine
@@ -116,17 +117,25 @@ def with_penalties(campaign: Campaign, lines: list[CheckLine], health: Health | 
     return lines
 
 
-def open_calls(campaign: Campaign, health: Health) -> list[CallGroup]:
-    """The GM's calls that still wait for someone, with every character's check in them: those already answered
-    show their roll and what it did, as the log words it. One query, and three more while any check is pending (its
-    character's penalties)."""
+def calls_waiting(campaign: int | Slot) -> QuerySet[CalledCheck]:
+    """Every check of the calls that still wait for someone, by call (open_calls)."""
     waiting = CalledCheck.objects.filter(campaign=campaign, status=CallStatus.PENDING).values("called_id")
-    rows = (
+    return (
         CalledCheck.objects.filter(campaign=campaign, called_id__in=Subquery(waiting))
         .select_related("character", "disease", "closed")
         .defer("closed__before", "closed__after")
         .order_by("called_id", "character__name", "id")
     )
+
+
+CALLS = Compiled(calls_waiting)  # read by every GM's table (config.compiled)
+
+
+def open_calls(campaign: Campaign, health: Health) -> list[CallGroup]:
+    """The GM's calls that still wait for someone, with every character's check in them: those already answered
+    show their roll and what it did, as the log words it. One query, and three more while any check is pending (its
+    character's penalties)."""
+    rows = CALLS.list(campaign=campaign.pk)
     groups = []
     for _called, in_call in groupby(rows, key=lambda row: row.called_id):
         lines = []

@@ -44,6 +44,9 @@ class Head:
 CAMPAIGN = Compiled(lambda pk: Campaign.objects.filter(pk=pk))
 EVENT = Compiled(lambda pk: Event.objects.filter(pk=pk))
 VERSION = Compiled(lambda pk: Campaign.objects.filter(pk=pk).values_list("version", flat=True))
+INVITATIONS = Compiled(
+    lambda campaign: Invitation.objects.pending().filter(character__campaign=campaign).order_by("id")
+)
 HEADS = ("pk", "undone", "action", "characters", "actor__username", "actor_name")
 LATEST_HEADS = Compiled(
     lambda campaign: Event.objects.filter(campaign=campaign).order_by("-id").values_list(*HEADS)[:LOG_LENGTH]
@@ -98,7 +101,7 @@ class Snapshot:
     @cached_property
     def invitations(self) -> dict[int, Invitation]:
         """The pending invitation link of each character that has one (the GM's table only shows them)."""
-        links = Invitation.objects.pending().filter(character__campaign=self.campaign).order_by("id")
+        links = INVITATIONS.list(campaign=self.campaign.pk)
         return {link.character_id: link for link in links if link.character_id is not None}
 
     @cached_property
