@@ -119,5 +119,6 @@ class Compiled[M: Model]:
         return cast(Sequence[Any], list(self.queryset(*args, **kwargs)))
 
     def first(self, *args: Any, **kwargs: Any) -> M | None:
+        """The first row or None (for a query of one row at most: by key, or limited)."""
         found = self.list(*args, **kwargs)
         return found[0] if found else None

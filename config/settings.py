@@ -133,8 +133,8 @@ AUTH_PASSWORD_VALIDATORS = [
 # is the socket's, unless TRUSTED_PROXIES names the proxies in front of the site (config.client_address): then the
 # right-most address of their X-Forwarded-For that is not one of them. uvicorn itself believes no such header
 # (--no-proxy-headers).
-# Django's database sessions and ModelBackend, their reads compiled once (config.signed_in). A session signed in before
-# Accounts took ModelBackend's place names a backend no longer listed: its owner signs in once again.
+# Django's database sessions and ModelBackend, their reads compiled once (config.signed_in; a session signed in through
+# ModelBackend before is read as signed in through Accounts).
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "config.signed_in.Accounts"]
 SESSION_ENGINE = "config.signed_in"
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "8"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import BACKEND_SESSION_KEY
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import User
 from django.contrib.sessions.backends.db import SessionStore as DatabaseStore
@@ -17,11 +18,20 @@ from django.utils import timezone
 
 from config.compiled import Compiled
 
+ACCOUNTS = "config.signed_in.Accounts"
+REPLACED = "django.contrib.auth.backends.ModelBackend"
 SESSION = Compiled(lambda key, now: Session.objects.filter(session_key=key, expire_date__gt=now))
 ACCOUNT = Compiled(lambda pk: User.objects.filter(pk=pk))
 
 
 class SessionStore(DatabaseStore):
+    def load(self) -> dict[str, Any]:
+        """The session's data; one signed in through ModelBackend, before Accounts took its place, names Accounts."""
+        data = super().load()
+        if data.get(BACKEND_SESSION_KEY) == REPLACED:
+            data[BACKEND_SESSION_KEY] = ACCOUNTS
+        return data
+
     def _get_session_from_db(self) -> Session | None:
         found = SESSION.first(key=self.session_key, now=timezone.now())
         if found is None:

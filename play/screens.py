@@ -228,16 +228,20 @@ class Region:
     how: str = "inner"
     per_card: bool = False  # one per card the screen shows ("card-12")
     drawn_from: Callable[[Card], object] = whole  # a per-card region's: what it shows of the card
+    kept: bool = False  # drawn from its context alone (hashable values, no request), and kept under it (play.kept)
 
 
 def element(
     drawing: Drawing, region: Region, context: dict[str, Any], name: str | None = None, card: Card | None = None
 ) -> SafeString:
     """A region as the page has it: its element, marked with the version it was drawn at, around its content."""
-    if card is None:
-        inner = drawing.render(region.template, context)
-    else:
+    if card is not None:
         inner = drawing.render_card(region.template, card, region.drawn_from)
+    elif region.kept:  # drawn from its context alone, which is its key
+        key = (region.template, tuple(context.items()))
+        inner = kept.get(key, lambda: mark_safe(render_to_string(region.template, context)))  # noqa: S308
+    else:
+        inner = drawing.render(region.template, context)
     if not drawing.marked:  # what it holds of kept drawings (play.kept) made whole
         inner = fill(inner, drawing.csrf_token, drawing.campaign.version)
     version = VERSION_MARK if drawing.marked else str(drawing.campaign.version)
@@ -362,7 +366,7 @@ SCREENS: dict[Screen, list[Region]] = {
     Screen.TABLE: [
         NAME,
         CLOCK,
-        Region("resting", "components/resting.html", resting, lambda d: d.touch.roster),
+        Region("resting", "components/resting.html", resting, lambda d: d.touch.roster, kept=True),
         Region("party-view", "components/party_view_control.html", party_view, lambda d: d.touch.campaign),
         Region(
             "calls",

@@ -139,3 +139,10 @@ def test_an_account_and_its_session_are_read_as_django_reads_them(client: Any) -
     user.is_active = False
     user.save()
     assert not client.get("/").wsgi_request.user.is_authenticated
+
+
+@pytest.mark.django_db
+def test_a_session_signed_in_before_accounts_replaced_modelbackend_stays_signed_in(client: Any) -> None:
+    user = make_user("veteran")
+    client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")  # as sessions made before it
+    assert client.get("/").wsgi_request.user == user
