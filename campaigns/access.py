@@ -58,6 +58,7 @@ def seen_by(user: int | Slot) -> QuerySet[Campaign]:
 # The reads every page and action make, compiled once (config.compiled).
 CAMPAIGN_SEEN = Compiled(lambda user, campaign: seen_by(user).filter(pk=campaign))
 CAMPAIGN_RUN = Compiled(lambda user, campaign: run_by(user).filter(pk=campaign))
+ROLES = Compiled(lambda campaign: Membership.objects.filter(campaign=campaign).values_list("user_id", "role"))
 ROSTER = Compiled(
     lambda campaign: Character.everyone.filter(campaign=campaign).select_related("player").order_by("name", "id")
 )
@@ -167,7 +168,7 @@ class Roster:
     @cached_property
     def roles(self) -> dict[int, str]:
         """The campaign's members (players and co-GMs) by user id, with their role: read when first asked."""
-        return dict(Membership.objects.filter(campaign=self.campaign).values_list("user_id", "role"))
+        return dict(ROLES.rows(campaign=self.campaign.pk))
 
     @property
     def members(self) -> frozenset[int]:
@@ -216,10 +217,14 @@ class Roster:
 
 def roster_of(campaign: Campaign) -> Roster:
     """The campaign's roster: one query (and one for its members when a player's access is asked)."""
-    characters = tuple(ROSTER.list(campaign=campaign.pk))
+    return roster_from(campaign, ROSTER.list(campaign=campaign.pk))
+
+
+def roster_from(campaign: Campaign, characters: list[Character]) -> Roster:
+    """The roster of these characters, read by ROSTER."""
     for character in characters:
         character.campaign = campaign
-    return Roster(campaign, characters)
+    return Roster(campaign, tuple(characters))
 
 
 def still_sees(audience: Audience) -> bool:

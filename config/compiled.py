@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, cast
 
-from django.db import connections, transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Expression, Field, ForeignObject, Lookup, Model, QuerySet
 from django.db.models.sql.compiler import SQLCompiler
 
@@ -95,21 +95,35 @@ class Compiled[M: Model]:
 
     def queryset(self, *args: Any, **kwargs: Any) -> QuerySet[M, Any]:
         """An unevaluated queryset that runs the compiled SQL with these values when iterated (once)."""
-        template, compiler, sql, params = self.ready or self.compile()
-        values = dict(zip(self.names, args, strict=False)) | kwargs
-        if set(values) != set(self.names):
-            raise TypeError(f"a compiled query takes {self.names}, was given {sorted(values)}")
-        filled = tuple(values[param.name] if isinstance(param, Slot) else param for param in params)
-        if template.query.select_for_update and not transaction.get_connection(template.db).in_atomic_block:
-            raise transaction.TransactionManagementError("select_for_update cannot be used outside of a transaction.")
+        sql, filled = self.statement(*args, **kwargs)
+        return self.replaced(as_sql=lambda *args, **kwargs: (sql, filled))
+
+    def of_rows(self, rows: list[tuple[Any, ...]]) -> list[Any]:
+        """What `list` gives, from the rows of its statement fetched already (`together`)."""
+        return list(self.replaced(execute_sql=lambda *args, **kwargs: [rows]))
+
+    def replaced(self, **methods: Callable[..., Any]) -> QuerySet[M, Any]:
+        """The compiled queryset, its compiler's `methods` replaced, on this thread's connection."""
+        template, compiler, _sql, _params = self.ready or self.compile()
         running = copy.copy(compiler)
         running.connection = connections[template.db]  # this thread's
-        running.as_sql = lambda *args, **kwargs: (sql, filled)  # type: ignore[method-assign]
+        for name, method in methods.items():
+            setattr(running, name, method)
         query = copy.copy(template.query)
         query.get_compiler = lambda *args, **kwargs: running  # type: ignore[method-assign]
         queryset = object.__new__(type(template))  # a copy of the template, never evaluated (copy.copy would run it)
         queryset.__dict__ = {**template.__dict__, "_query": query, "_result_cache": None}
         return queryset
+
+    def statement(self, *args: Any, **kwargs: Any) -> tuple[str, tuple[Any, ...]]:
+        """The SQL and its parameters for these values."""
+        template, _compiler, sql, params = self.ready or self.compile()
+        values = dict(zip(self.names, args, strict=False)) | kwargs
+        if set(values) != set(self.names):
+            raise TypeError(f"a compiled query takes {self.names}, was given {sorted(values)}")
+        if template.query.select_for_update and not transaction.get_connection(template.db).in_atomic_block:
+            raise transaction.TransactionManagementError("select_for_update cannot be used outside of a transaction.")
+        return sql, tuple(values[param.name] if isinstance(param, Slot) else param for param in params)
 
     def list(self, *args: Any, **kwargs: Any) -> list[M]:
         return list(self.queryset(*args, **kwargs))
@@ -122,3 +136,18 @@ class Compiled[M: Model]:
         """The first row or None (for a query of one row at most: by key, or limited)."""
         found = self.list(*args, **kwargs)
         return found[0] if found else None
+
+
+def together(*reads: tuple[Compiled[Any], dict[str, Any]]) -> list[list[Any]]:
+    """Several compiled queries, each with its values, in one round trip to PostgreSQL (their statements one after
+    another in one query string, as client-side binding allows): what each one's `list` gives, in order."""
+    statements = [query.statement(**values) for query, values in reads]
+    results = []
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute(
+            "; ".join(sql for sql, _params in statements), [p for _sql, params in statements for p in params]
+        )
+        for query, _values in reads:
+            results.append(query.of_rows(cursor.fetchall()))
+            cursor.nextset()
+    return results

@@ -5,6 +5,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import cast
 
 from django.db import DEFAULT_DB_ALIAS
 from django.utils.translation import gettext as _
@@ -198,16 +199,30 @@ WOUNDS = Compiled(
 ILLNESSES = Compiled(
     lambda characters: Illness.objects.filter(character_id__any=characters).select_related("disease").order_by("id")
 )
+# The same for every character of a campaign (those removed too): a whole screen's cards (play.snapshot).
+CAMPAIGN_WOUNDS = Compiled(
+    lambda campaign: Wound.objects.filter(character__campaign=campaign).order_by("id").values_list(*WOUND_FIELDS)
+)
+CAMPAIGN_ILLNESSES = Compiled(
+    lambda campaign: Illness.objects.filter(character__campaign=campaign).select_related("disease").order_by("id")
+)
 
 
 def cards_for(campaign: Campaign, characters: Iterable[Character]) -> list[Card]:
     """Cards for these characters of the campaign, in two queries whatever their number."""
     characters = list(characters)
     ids = [c.pk for c in characters]
+    return cards_from(campaign, characters, WOUNDS.rows(characters=ids), ILLNESSES.list(characters=ids))
+
+
+def cards_from(
+    campaign: Campaign, characters: Iterable[Character], wound_rows: Iterable[tuple[object, ...]], rows: list[Illness]
+) -> list[Card]:
+    """Cards for these characters, from their wounds' values (WOUND_FIELDS) and their illnesses read already."""
     wounds: dict[int, list[tuple[object, ...]]] = defaultdict(list)
-    for values in WOUNDS.rows(characters=ids):
-        wounds[values[WOUND_CHARACTER]].append(values)
+    for values in wound_rows:
+        wounds[cast(int, values[WOUND_CHARACTER])].append(values)
     illnesses: dict[int, list[Illness]] = defaultdict(list)
-    for illness in ILLNESSES.list(characters=ids):
+    for illness in rows:
         illnesses[illness.character_id].append(illness)
     return [Card(c, wounds[c.pk], illnesses[c.pk], campaign.clock) for c in characters]

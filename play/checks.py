@@ -131,11 +131,11 @@ def calls_waiting(campaign: int | Slot) -> QuerySet[CalledCheck]:
 CALLS = Compiled(calls_waiting)  # read by every GM's table (config.compiled)
 
 
-def open_calls(campaign: Campaign, health: Health) -> list[CallGroup]:
+def open_calls(campaign: Campaign, health: Health, rows: list[CalledCheck] | None = None) -> list[CallGroup]:
     """The GM's calls that still wait for someone, with every character's check in them: those already answered
     show their roll and what it did, as the log words it. One query, and three more while any check is pending (its
     character's penalties)."""
-    rows = CALLS.list(campaign=campaign.pk)
+    rows = CALLS.list(campaign=campaign.pk) if rows is None else rows  # read already (play.snapshot), or now
     groups = []
     for _called, in_call in groupby(rows, key=lambda row: row.called_id):
         lines = []

@@ -37,6 +37,7 @@ from django.views.decorators.http import require_GET
 
 from campaigns import access
 from campaigns.models import Campaign
+from config.compiled import together
 from play import sessions
 from play.screens import EVERYTHING, Drawing, Screen, Touch, View, changes, state_for, touch_of, view_of
 from play.snapshot import CAMPAIGN, EVENT, VERSION, Snapshot
@@ -96,12 +97,14 @@ def draw_change(change: notify.Change, views: set[Seen]) -> dict[Seen, str | Non
     """One change for each of these views (draw): its event and the campaign's rows are read once, whatever the
     number of views, which all draw from them."""
     try:
-        event = None if change.event is None else EVENT.first(pk=change.event)
-        campaign = CAMPAIGN.first(pk=change.campaign_id)
+        campaigns, events = together((CAMPAIGN, {"pk": change.campaign_id}), (EVENT, {"pk": change.event or 0}))
+        campaign, event = next(iter(campaigns), None), next(iter(events), None)
         touch, drawn = touch_of(event), dict[Seen, str | None]()
         # A player's page draws all its companions when one is touched: then every card is read at once.
         pages = any(seen.view.screen == Screen.PAGE for seen in views)
-        state = None if campaign is None else Snapshot(campaign) if pages else state_for(campaign, touch)
+        gms = any(seen.view.audience.is_gm for seen in views)
+        read = None if campaign is None else Snapshot(campaign) if pages else state_for(campaign, touch)
+        state = None if read is None else read.read_ahead(gms, pages)
         return {seen: drawn_once(seen, touch, state, drawn) for seen in views}
     finally:
         connections["default"].close()  # give the pooled connection back: this runs on a worker thread
@@ -135,7 +138,8 @@ def draw_state(seen: Seen) -> str | None:
     """A view's whole screen (a stream's first message), or None when the audience may no longer watch."""
     try:
         campaign = CAMPAIGN.first(pk=seen.view.audience.campaign_id)
-        return draw(seen, EVERYTHING, None if campaign is None else Snapshot(campaign))
+        state = None if campaign is None else Snapshot(campaign).read_ahead(seen.view.screen == Screen.TABLE, True)
+        return draw(seen, EVERYTHING, state)
     finally:
         connections["default"].close()
 

@@ -15,12 +15,12 @@ from typing import Any
 
 from django.db.models import Max, Q, QuerySet
 
-from campaigns.access import Roster, roster_of
+from campaigns.access import ROLES, ROSTER, Roster, roster_from, roster_of
 from campaigns.models import Campaign, Event, GameSession, Invitation
 from characters.models import Character
-from config.compiled import Compiled
-from play.cards import Card, cards_for
-from play.checks import CallGroup, CheckLine, open_calls, with_penalties
+from config.compiled import Compiled, together
+from play.cards import CAMPAIGN_ILLNESSES, CAMPAIGN_WOUNDS, ILLNESSES, WOUNDS, Card, cards_for, cards_from
+from play.checks import CALLS, CallGroup, CheckLine, open_calls, with_penalties
 from play.log import who_acted, who_of
 from play.log_pages import LOG_LENGTH
 from rules import engine, queries
@@ -47,6 +47,9 @@ VERSION = Compiled(lambda pk: Campaign.objects.filter(pk=pk).values_list("versio
 INVITATIONS = Compiled(
     lambda campaign: Invitation.objects.pending().filter(character__campaign=campaign).order_by("id")
 )
+SESSIONS = Compiled(
+    lambda campaign: GameSession.objects.filter(campaign=campaign).select_related("started").order_by("number")
+)
 HEADS = ("pk", "undone", "action", "characters", "actor__username", "actor_name")
 LATEST_HEADS = Compiled(
     lambda campaign: Event.objects.filter(campaign=campaign).order_by("-id").values_list(*HEADS)[:LOG_LENGTH]
@@ -60,6 +63,7 @@ class Snapshot:
     heads: dict[int, Head] = field(default_factory=dict)  # what a kept entry is found by (play.kept), by id
     touched: frozenset[int] | None = None  # a change's characters, whose cards are read first (None: all at once)
     read: dict[int, Card] = field(default_factory=dict)  # the cards read so far, by character id
+    call_rows: list[CalledCheck] | None = None  # the calls' checks, when read ahead
 
     def knowing(self, event: Event | None) -> Snapshot:
         """This snapshot with the event an action just logged at hand: the log's new entry and, unless it is an undo
@@ -68,6 +72,51 @@ class Snapshot:
             self.events[event.pk] = event
             if event.action != EventKind.UNDO:
                 self.__dict__["undoable"] = event.pk  # what the cached property would find: the newest event
+        return self
+
+    def read_ahead(self, gm: bool, players: bool) -> Snapshot:
+        """This snapshot with what a drawing of its screens reads first, read together in one round trip to the
+        database (config.compiled.together): the roster and the pending checks; the cards of the characters a change
+        touched (every card without `touched`); for a GM's screen the log's latest page, the calls waiting and the
+        invitation links; for a player's, the campaign's members and game sessions (their shared recaps)."""
+        pk = self.campaign.pk
+        reads: dict[str, tuple[Compiled[Any], dict[str, Any]]] = {
+            "roster": (ROSTER, {"campaign": pk}),
+            "pending": (queries.PENDING, {"campaign": pk}),
+        }
+        if self.touched is None:
+            reads["wounds"] = (CAMPAIGN_WOUNDS, {"campaign": pk})
+            reads["illnesses"] = (CAMPAIGN_ILLNESSES, {"campaign": pk})
+        elif self.touched:
+            reads["wounds"] = (WOUNDS, {"characters": sorted(self.touched)})
+            reads["illnesses"] = (ILLNESSES, {"characters": sorted(self.touched)})
+        if gm:
+            reads |= {
+                "heads": (LATEST_HEADS, {"campaign": pk}),
+                "calls": (CALLS, {"campaign": pk}),
+                "invitations": (INVITATIONS, {"campaign": pk}),
+            }
+        if players:
+            reads |= {"roles": (ROLES, {"campaign": pk}), "sessions": (SESSIONS, {"campaign": pk})}
+        rows = dict(zip(reads, together(*reads.values()), strict=True))
+        roster = self.__dict__["roster"] = roster_from(self.campaign, rows["roster"])
+        self.__dict__["pending"] = rows["pending"]
+        if "wounds" in rows:
+            carded = (
+                roster.characters if self.touched is None else [c for c in roster.characters if c.pk in self.touched]
+            )
+            self.read.update(
+                (card.character.pk, card)
+                for card in cards_from(self.campaign, carded, rows["wounds"], rows["illnesses"])
+            )
+        if gm:
+            self.__dict__["log_page"] = self.read_heads(rows["heads"])
+            self.call_rows = rows["calls"]
+            links = rows["invitations"]
+            self.__dict__["invitations"] = {link.character_id: link for link in links if link.character_id is not None}
+        if players:
+            roster.__dict__["roles"] = dict(rows["roles"])
+            self.__dict__["sessions"] = rows["sessions"]
         return self
 
     @cached_property
@@ -121,7 +170,7 @@ class Snapshot:
 
     @cached_property
     def calls(self) -> list[CallGroup]:
-        return open_calls(self.campaign, self.health)
+        return open_calls(self.campaign, self.health, self.call_rows)
 
     @cached_property
     def session_head(self) -> tuple[int | None, int | None]:
@@ -137,7 +186,7 @@ class Snapshot:
     @cached_property
     def sessions(self) -> list[GameSession]:
         """The campaign's game sessions, by number (one query)."""
-        return list(GameSession.objects.filter(campaign=self.campaign).select_related("started").order_by("number"))
+        return SESSIONS.list(campaign=self.campaign.pk)
 
     @cached_property
     def names(self) -> dict[int, str]:

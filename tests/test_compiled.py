@@ -20,6 +20,7 @@ import play.snapshot
 import rules.actions.core
 import rules.queries
 from config.compiled import Compiled
+from config.compiled import together as compiled_together
 from rules import actions
 from rules.actions import Call
 from rules.damage import Attack
@@ -146,3 +147,21 @@ def test_a_session_signed_in_before_accounts_replaced_modelbackend_stays_signed_
     user = make_user("veteran")
     client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")  # as sessions made before it
     assert client.get("/").wsgi_request.user == user
+
+
+@pytest.mark.django_db(transaction=True)
+def test_queries_read_together_give_what_each_gives_alone_in_one_round_trip(world: World) -> None:
+    busy(world)
+    odd = "x'; DELETE FROM django_session; --%s%%"  # a value is a value, whatever it holds
+    reads = [
+        (config.signed_in.SESSION, {"key": odd, "now": timezone.now()}),
+        (campaigns.access.ROSTER, {"campaign": world.campaign_a.pk}),
+        (play.cards.WOUNDS, {"characters": []}),  # nothing found in the middle of the run
+        (play.snapshot.LATEST_HEADS, {"campaign": world.campaign_b.pk}),
+        (campaigns.access.ROSTER, {"campaign": world.campaign_b.pk}),
+    ]
+    with CaptureQueriesContext(connection) as ran:
+        together = compiled_together(*reads)
+    assert len(ran) == 1
+    for (query, values), rows in zip(reads, together, strict=True):
+        assert [state(row) for row in rows] == [state(row) for row in query.build(**values)]

@@ -38,6 +38,7 @@ from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, log_page, sheet_log, ta
 from play.preview import preview_in_words
 from play.screens import (
     Drawing,
+    Screen,
     View,
     gm_drawing,
     page_context,
@@ -65,7 +66,8 @@ def screen_page(
     """A screen as a fresh load draws it: every region of it (play.screens), and its live stream's address; what
     only the owner may do (export, delete) is linked for the owner only (`is_owner`); the player's page and the GM's
     table with "Desde tu última visita" (play.visits), which a GET marks as seen."""
-    drawing = Drawing(Snapshot(campaign), view, site_of(request), request)
+    state = Snapshot(campaign).read_ahead(view.screen == Screen.TABLE, not view.audience.is_gm)
+    drawing = Drawing(state, view, site_of(request), request)
     visit = since_last_visit(drawing, request.user) if request.method == "GET" else None
     context = {
         **page_context(drawing),

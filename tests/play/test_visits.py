@@ -218,9 +218,10 @@ def test_the_players_page_costs_one_query_for_the_mark_and_one_for_a_panel(world
         assert TITLE in page(client, world)
 
 
-# A player's page: the session, the user, the campaign; the members, the characters, the checks waiting, the wounds,
-# the illnesses; and the visit's mark (play.visits). A panel adds the stretch (one more when checks were called in it).
-PAGE_QUERIES = 9
+# A player's page: the session, the user, the campaign; the visit's mark (play.visits); the members, the characters,
+# the checks waiting, the wounds, the illnesses and the game sessions (their shared recaps), read together in one round
+# trip (play.snapshot.read_ahead). A panel adds the stretch (one more when checks were called in it).
+PAGE_QUERIES = 5
 
 
 def test_marks_are_not_logged_and_bump_no_version(world: World):
