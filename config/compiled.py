@@ -11,7 +11,8 @@ The function is called once, with a `Slot` for each argument (so a value can nev
 whatever changes between calls must be an argument); its queryset is compiled then, and each call runs that SQL with
 the slots filled, on the calling thread's connection, and builds rows exactly as the ORM does (Django's own iterables:
 model instances with `select_related`, `values_list`, annotations). A list goes into a query through the `any` lookup
-(`pk__any=ids`: `= ANY(array)`, one statement whatever the list's length).
+(`pk__any=ids`: `= ANY(array)`, one statement whatever the list's length). `together` runs several compiled queries
+in one round trip: what a screen's drawing reads first (play.snapshot.Snapshot.read_ahead).
 """
 
 from __future__ import annotations
