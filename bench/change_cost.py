@@ -31,7 +31,7 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 from campaigns import access  # noqa: E402
 from campaigns.models import Campaign, Membership  # noqa: E402
 from characters.models import Character  # noqa: E402
-from play import live, log_pages, screens, snapshot  # noqa: E402
+from play import live_drawing, log_pages, screens, snapshot  # noqa: E402
 from rules import actions  # noqa: E402
 from rules.damage import Attack  # noqa: E402
 from rules.notify import Change  # noqa: E402
@@ -84,7 +84,7 @@ def main() -> None:
     form = {"slot": "party", "kind": "attack", "amount": "1", "characters": [a.pk, b.pk], "choices": choices}
     # The screens of bench/live.py: the GM's table and each player's page.
     views = [
-        live.Seen(screens.view_of(access.audience_of(user, campaign)), "http://localhost", "es")
+        live_drawing.Seen(screens.view_of(access.audience_of(user, campaign)), "http://localhost", "es")
         for user in (gm, one, two)
     ]
     spent = timed_parts()
@@ -99,7 +99,7 @@ def main() -> None:
             spent[name].append(0.0)
         start = time.perf_counter()
         DRAWING[0] = True
-        live.draw_change(Change(campaign.pk, None, campaign.events.latest("id").pk), set(views))
+        live_drawing.draw_change(Change(campaign.pk, None, campaign.events.latest("id").pk), set(views))
         DRAWING[0] = False
         renders.append(time.perf_counter() - start)
         start = time.perf_counter()

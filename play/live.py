@@ -19,7 +19,7 @@ import time
 from collections import defaultdict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import psycopg
@@ -30,17 +30,16 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
-from django.urls import get_script_prefix, set_script_prefix
+from django.urls import get_script_prefix
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from campaigns import access
 from campaigns.models import Campaign
-from config.compiled import together
 from play import sessions
-from play.screens import EVERYTHING, Drawing, Screen, Touch, View, changes, state_for, touch_of, view_of
-from play.snapshot import CAMPAIGN, EVENT, VERSION, Snapshot
+from play.live_drawing import Seen, campaign_version, draw_change, draw_state, sse
+from play.screens import view_of
 from play.visits import stream_ended
 from rules import notify
 
@@ -56,17 +55,6 @@ SESSION_SWEEP_SECONDS = 10.0  # and every this often, all the sessions of this p
 NEVER_STARTED_SECONDS = 30.0  # a stream registered whose response never began is forgotten after this
 
 
-@dataclass(frozen=True)
-class Seen:
-    """A view as one browser sees it: the site its links point to (invitations), the language it reads and the URL
-    prefix the site is served under (every link drawn starts with it)."""
-
-    view: View
-    site: str
-    language: str
-    prefix: str = "/"
-
-
 @dataclass(eq=False)
 class Watcher:
     seen: Seen
@@ -74,7 +62,7 @@ class Watcher:
     session: str  # a digest of its session key (sessions.session_digest): a logout elsewhere ends the stream
     expires: datetime | None = None  # when its session expires: the stream ends then
     key: str = ""  # its session key, kept in this process only: is it still valid (sessions.invalid_sessions)
-    queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
+    queue: asyncio.Queue[tuple[str, int]] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))  # and its event
     dropped: bool = False
     opened: float = field(default_factory=time.monotonic)  # registered then (campaign_stream)
     started: bool = False  # its response began (stream): until then it only holds a place
@@ -85,75 +73,8 @@ class Watcher:
         return self.seen.view.audience.campaign_id
 
 
-def sse(event: str, text: str) -> str:
-    data = "\n".join(f"data: {line}" for line in text.splitlines() or [""])
-    return f"event: {event}\n{data}\n\n"
-
-
-# --- drawing (sync: the ORM and templates) ---------------------------------------------------------------------------
-
-
-def draw_change(change: notify.Change, views: set[Seen]) -> dict[Seen, str | None]:
-    """One change for each of these views (draw): its event and the campaign's rows are read once, whatever the
-    number of views, which all draw from them."""
-    try:
-        campaigns, events = together((CAMPAIGN, {"pk": change.campaign_id}), (EVENT, {"pk": change.event or 0}))
-        campaign, event = next(iter(campaigns), None), next(iter(events), None)
-        touch, drawn = touch_of(event), dict[Seen, str | None]()
-        # A player's page draws all its companions when one is touched: then every card is read at once.
-        pages = any(seen.view.screen == Screen.PAGE for seen in views)
-        gms = any(seen.view.audience.is_gm for seen in views)
-        read = None if campaign is None else Snapshot(campaign) if pages else state_for(campaign, touch)
-        state = None if read is None else read.read_ahead(gms, pages)
-        return {seen: drawn_once(seen, touch, state, drawn) for seen in views}
-    finally:
-        connections["default"].close()  # give the pooled connection back: this runs on a worker thread
-
-
-def draw(seen: Seen, touch: Touch, state: Snapshot | None) -> str | None:
-    """The SSE message of one change (or, with EVERYTHING, the whole screen) for one view: the regions it touched, as
-    a fresh load draws them; "" when it touched none; None when the audience may no longer watch the campaign (or it
-    is gone: no `state`)."""
-    set_script_prefix(seen.prefix)  # this worker thread's links, as the page's were drawn
-    with translation.override(seen.language):
-        if state is None or not state.roster.still_sees(seen.view.audience):
-            return None
-        html = changes(Drawing(state, seen.view, seen.site, None, touch))
-        return sse("change", html) if html else ""
-
-
-def drawn_once(seen: Seen, touch: Touch, state: Snapshot | None, drawn: dict[Seen, str | None]) -> str | None:
-    """A view's message, drawn once for every GM (the owner and each co-GM see the same table and sheets): each GM's
-    own right to watch is asked first, so a removed co-GM's streams end while the others' go on."""
-    if state is None or not state.roster.still_sees(seen.view.audience):
-        return None
-    if seen.view.audience.is_gm:
-        seen = replace(seen, view=replace(seen.view, audience=access.table_of(state.campaign)))
-    if seen not in drawn:
-        drawn[seen] = draw(seen, touch, state)
-    return drawn[seen]
-
-
-def draw_state(seen: Seen) -> str | None:
-    """A view's whole screen (a stream's first message), or None when the audience may no longer watch."""
-    try:
-        campaign = CAMPAIGN.first(pk=seen.view.audience.campaign_id)
-        state = None if campaign is None else Snapshot(campaign).read_ahead(seen.view.screen == Screen.TABLE, True)
-        return draw(seen, EVERYTHING, state)
-    finally:
-        connections["default"].close()
-
-
 def watcher_of(watcher: Watcher, user_id: int) -> bool:
     return watcher.seen.view.audience.user_id == user_id
-
-
-def campaign_version(campaign_id: int) -> int | None:
-    try:
-        versions = VERSION.rows(pk=campaign_id)
-        return versions[0] if versions else None
-    finally:
-        connections["default"].close()
 
 
 # --- the hub: one per process --------------------------------------------------------------------------------------
@@ -320,15 +241,15 @@ class Hub:
         views = {watcher.seen for watcher in watching if not (change.tab and watcher.tab == change.tab)}
         by_view = await sync_to_async(draw_change, thread_sensitive=True)(change, views)
         for watcher in list(watching):
-            if change.event is not None and by_view.get(watcher.seen, "") is not None:
-                watcher.last_event = max(watcher.last_event, change.event)  # its screen is current up to it
-            if watcher.seen not in by_view or (change.tab and watcher.tab == change.tab):
+            text, acted = by_view.get(watcher.seen, ""), bool(change.tab and watcher.tab == change.tab)
+            if change.event is not None and text == "":  # nothing to send: its screen is current up to the change
+                watcher.last_event = max(watcher.last_event, change.event)
+            if watcher.seen not in by_view or acted:
                 continue  # the tab that acted: it has this change already, in the answer to its request
-            text = by_view[watcher.seen]
             if text is None:
                 self.deliver(watcher, GONE)
             elif text:
-                self.deliver(watcher, text)
+                self.deliver(watcher, text, change.event or 0)  # current up to it once sent (stream)
 
     async def check_sessions(self, mine: list[Watcher]) -> None:
         """End the streams among these whose sessions no longer sign their user in (sessions.invalid_sessions: a
@@ -356,9 +277,9 @@ class Hub:
             except Exception as error:  # the database is down: the next sweep asks again
                 logger.warning("live: the sessions' sweep failed (%s)", error)
 
-    def deliver(self, watcher: Watcher, text: str) -> None:
+    def deliver(self, watcher: Watcher, text: str, event: int = 0) -> None:
         try:
-            watcher.queue.put_nowait(text)
+            watcher.queue.put_nowait((text, event))
         except asyncio.QueueFull:
             watcher.dropped = True  # too slow: drop it rather than wait; its browser reconnects and resyncs
             self.forget(watcher)
@@ -389,15 +310,14 @@ async def stream(watcher: Watcher) -> AsyncIterator[str]:
         yield first
         while not watcher.dropped:
             try:
-                text: str | None = await asyncio.wait_for(watcher.queue.get(), HEARTBEAT_SECONDS)
+                message, event = await asyncio.wait_for(watcher.queue.get(), HEARTBEAT_SECONDS)
             except TimeoutError:
                 if watcher.expires is not None and watcher.expires <= timezone.now():
                     yield ending(SESSION)
                     return
                 yield ": heartbeat\n\n"
                 continue
-            if text == RESYNC:
-                text = await hub.state(watcher.seen)
+            text = await hub.state(watcher.seen) if message == RESYNC else message
             if text is None or text == GONE:
                 yield ending(GONE)
                 return
@@ -405,6 +325,7 @@ async def stream(watcher: Watcher) -> AsyncIterator[str]:
                 yield ending(SESSION)
                 return
             yield text
+            watcher.last_event = max(watcher.last_event, event)  # sent: a tab closed before it never showed it
     finally:
         hub.forget(watcher)  # also on a client disconnect (CancelledError): no watcher or queue is left behind
         if watcher.last_event:  # what it showed live is not news at its account's next visit (one write per stream)

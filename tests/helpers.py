@@ -275,7 +275,7 @@ def streamed(
 ) -> str | None:
     """What the live stream sends one screen of an audience (its page, or with `sheet` that character's sheet): the
     whole screen without an event, else what the event touched; None when the audience may no longer watch."""
-    from play.live import Seen, draw_change
+    from play.live_drawing import Seen, draw_change
     from play.screens import view_of
     from rules.notify import Change
 

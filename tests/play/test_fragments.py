@@ -291,7 +291,7 @@ FAN_OUT_QUERIES = 3
 def test_a_change_costs_the_fan_out_the_same_queries_for_1_or_3_views_and_4_or_40_characters(
     world: World, django_assert_max_num_queries
 ):
-    from play.live import Seen, draw_change
+    from play.live_drawing import Seen, draw_change
     from play.screens import view_of
     from rules.notify import Change
 

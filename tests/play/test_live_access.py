@@ -195,23 +195,23 @@ def in_own_loop(coroutine):
 
 
 def test_browsers_connecting_at_one_version_share_one_render_of_the_state(world: World, monkeypatch):
-    from play import live
+    from play import live, live_drawing
     from play.screens import view_of
 
     renders: list[tuple] = []
-    real = live.draw
+    real = live_drawing.draw
 
     def counted(*args):
         renders.append(args)
         return real(*args)
 
-    monkeypatch.setattr(live, "draw", counted)
+    monkeypatch.setattr(live_drawing, "draw", counted)
     hub = live.Hub()
 
-    def seen(user, sheet: int | None = None, language: str = "es") -> live.Seen:
-        return live.Seen(view_of(access.audience_of(user, world.campaign_a), sheet), "http://mesa", language)
+    def seen(user, sheet: int | None = None, language: str = "es") -> live_drawing.Seen:
+        return live_drawing.Seen(view_of(access.audience_of(user, world.campaign_a), sheet), "http://mesa", language)
 
-    async def storm(screen: live.Seen, count: int) -> list[str | None]:
+    async def storm(screen: live_drawing.Seen, count: int) -> list[str | None]:
         return await asyncio.gather(*(hub.state(screen) for _ in range(count)))
 
     states = in_own_loop(storm(seen(world.gm_a), 60))
