@@ -100,9 +100,8 @@ def render_changes(
     else:
         campaign.refresh_from_db()
     touch = touched_by(outcome)
-    drawing = gm_drawing(
-        campaign, request, touch, state_for(campaign, touch).knowing(outcome.event).read_ahead(True, False)
-    )
+    state = state_for(campaign, touch).knowing(outcome.event).read_ahead(gm=True, players=False)
+    drawing = gm_drawing(campaign, request, touch, state)
     parts = [part("announce", announce or announcement(outcome)), part("said", said)]
     if closed_slot == "advance":
         form = clock_form(campaign, drawing.seen)

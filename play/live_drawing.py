@@ -47,7 +47,7 @@ def draw_change(change: notify.Change, views: set[Seen]) -> dict[Seen, str | Non
         pages = any(seen.view.screen == Screen.PAGE for seen in views)
         gms = any(seen.view.audience.is_gm for seen in views)
         read = None if campaign is None else Snapshot(campaign) if pages else state_for(campaign, touch)
-        state = None if read is None else read.read_ahead(gms, pages)
+        state = None if read is None else read.read_ahead(gm=gms, players=pages)
         return {seen: drawn_once(seen, touch, state, drawn) for seen in views}
     finally:
         connections["default"].close()  # give the pooled connection back: this runs on a worker thread
@@ -81,7 +81,8 @@ def draw_state(seen: Seen) -> str | None:
     """A view's whole screen (a stream's first message), or None when the audience may no longer watch."""
     try:
         campaign = CAMPAIGN.first(pk=seen.view.audience.campaign_id)
-        state = None if campaign is None else Snapshot(campaign).read_ahead(seen.view.screen == Screen.TABLE, True)
+        table = seen.view.screen == Screen.TABLE
+        state = None if campaign is None else Snapshot(campaign).read_ahead(gm=table, players=True)
         return draw(seen, EVERYTHING, state)
     finally:
         connections["default"].close()

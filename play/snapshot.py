@@ -56,13 +56,18 @@ LATEST_HEADS = Compiled(
 )
 
 
+def by_character(links: list[Invitation]) -> dict[int, Invitation]:
+    """Pending invitation links by their character's id (a co-GM link, for no character, is not among them)."""
+    return {link.character_id: link for link in links if link.character_id is not None}
+
+
 @dataclass
 class Snapshot:
     campaign: Campaign  # fresh: its version marks every region drawn from the snapshot
     events: dict[int, Event] = field(default_factory=dict)  # log entries read so far, by id
     heads: dict[int, Head] = field(default_factory=dict)  # what a kept entry is found by (play.kept), by id
     touched: frozenset[int] | None = None  # a change's characters, whose cards are read first (None: all at once)
-    read: dict[int, Card] = field(default_factory=dict)  # the cards read so far, by character id
+    cards_read: dict[int, Card] = field(default_factory=dict)  # the cards read so far, by character id
     call_rows: list[CalledCheck] | None = None  # the calls' checks, when read ahead
 
     def knowing(self, event: Event | None) -> Snapshot:
@@ -105,15 +110,14 @@ class Snapshot:
             carded = (
                 roster.characters if self.touched is None else [c for c in roster.characters if c.pk in self.touched]
             )
-            self.read.update(
+            self.cards_read.update(
                 (card.character.pk, card)
                 for card in cards_from(self.campaign, carded, rows["wounds"], rows["illnesses"])
             )
         if gm:
             self.__dict__["log_page"] = self.read_heads(rows["heads"])
             self.call_rows = rows["calls"]
-            links = rows["invitations"]
-            self.__dict__["invitations"] = {link.character_id: link for link in links if link.character_id is not None}
+            self.__dict__["invitations"] = by_character(rows["invitations"])
         if players:
             roster.__dict__["roles"] = dict(rows["roles"])
             self.__dict__["sessions"] = rows["sessions"]
@@ -128,21 +132,21 @@ class Snapshot:
         with no `touched`, every character's at the first ask (two queries); with it, the cards a change touched
         first, and the others only if something asks for them."""
         characters = list(characters)
-        missing = [character for character in characters if character.pk not in self.read]
+        missing = [character for character in characters if character.pk not in self.cards_read]
         if missing:
-            first = self.touched is not None and not self.read
+            first = self.touched is not None and not self.cards_read
             if not first:
-                missing = [character for character in self.roster.characters if character.pk not in self.read]
+                missing = [character for character in self.roster.characters if character.pk not in self.cards_read]
             elif self.touched:
                 wanted = {character.pk for character in missing} | self.touched
                 missing = [character for character in self.roster.characters if character.pk in wanted]
-            self.read.update((card.character.pk, card) for card in cards_for(self.campaign, missing))
-        return [self.read[character.pk] for character in characters]
+            self.cards_read.update((card.character.pk, card) for card in cards_for(self.campaign, missing))
+        return [self.cards_read[character.pk] for character in characters]
 
     def card(self, pk: int) -> Card:
-        if pk not in self.read:
+        if pk not in self.cards_read:
             self.cards_of(character for character in self.roster.characters if character.pk == pk)
-        return self.read[pk]
+        return self.cards_read[pk]
 
     def health(self, pk: int) -> engine.Health:
         return self.card(pk).health
@@ -150,8 +154,7 @@ class Snapshot:
     @cached_property
     def invitations(self) -> dict[int, Invitation]:
         """The pending invitation link of each character that has one (the GM's table only shows them)."""
-        links = INVITATIONS.list(campaign=self.campaign.pk)
-        return {link.character_id: link for link in links if link.character_id is not None}
+        return by_character(INVITATIONS.list(campaign=self.campaign.pk))
 
     @cached_property
     def pending(self) -> list[CalledCheck]:

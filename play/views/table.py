@@ -66,7 +66,7 @@ def screen_page(
     """A screen as a fresh load draws it: every region of it (play.screens), and its live stream's address; what
     only the owner may do (export, delete) is linked for the owner only (`is_owner`); the player's page and the GM's
     table with "Desde tu última visita" (play.visits), which a GET marks as seen."""
-    state = Snapshot(campaign).read_ahead(view.screen == Screen.TABLE, not view.audience.is_gm)
+    state = Snapshot(campaign).read_ahead(gm=view.screen == Screen.TABLE, players=not view.audience.is_gm)
     drawing = Drawing(state, view, site_of(request), request)
     visit = since_last_visit(drawing, request.user) if request.method == "GET" else None
     context = {
