@@ -152,3 +152,15 @@ def together(*reads: tuple[Compiled[Any], dict[str, Any]]) -> list[list[Any]]:
             results.append(query.of_rows(cursor.fetchall()))
             cursor.nextset()
     return results
+
+
+def in_one_trip(statements: Sequence[tuple[str, Sequence[Any]]]) -> list[tuple[Any, ...]]:
+    """Several statements (an action's writes) in one round trip, as `together` runs reads: the rows the last one
+    returns (none when it returns none)."""
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute(
+            "; ".join(sql for sql, _params in statements), [p for _sql, params in statements for p in params]
+        )
+        while cursor.nextset():
+            pass
+        return list(cursor.fetchall()) if cursor.description is not None else []

@@ -47,7 +47,7 @@ def draw_change(change: notify.Change, views: set[Seen]) -> dict[Seen, str | Non
         pages = any(seen.view.screen == Screen.PAGE for seen in views)
         gms = any(seen.view.audience.is_gm for seen in views)
         read = None if campaign is None else Snapshot(campaign) if pages else state_for(campaign, touch)
-        state = None if read is None else read.read_ahead(gm=gms, players=pages)
+        state = None if read is None else read.knowing(event, newest=False).read_ahead(gm=gms, players=pages)
         return {seen: drawn_once(seen, touch, state, drawn) for seen in views}
     finally:
         connections["default"].close()  # give the pooled connection back: this runs on a worker thread

@@ -42,7 +42,7 @@ class Head:
 
 # What every change, connect and page reads, compiled once (config.compiled).
 CAMPAIGN = Compiled(lambda pk: Campaign.objects.filter(pk=pk))
-EVENT = Compiled(lambda pk: Event.objects.filter(pk=pk))
+EVENT = Compiled(lambda pk: Event.objects.filter(pk=pk).select_related("actor"))
 VERSION = Compiled(lambda pk: Campaign.objects.filter(pk=pk).values_list("version", flat=True))
 INVITATIONS = Compiled(
     lambda campaign: Invitation.objects.pending().filter(character__campaign=campaign).order_by("id")
@@ -70,12 +70,14 @@ class Snapshot:
     cards_read: dict[int, Card] = field(default_factory=dict)  # the cards read so far, by character id
     call_rows: list[CalledCheck] | None = None  # the calls' checks, when read ahead
 
-    def knowing(self, event: Event | None) -> Snapshot:
-        """This snapshot with the event an action just logged at hand: the log's new entry and, unless it is an undo
-        (never undone itself), the event an undo would undo now — no query for either."""
+    def knowing(self, event: Event | None, newest: bool = True) -> Snapshot:
+        """This snapshot with an event already read at hand: the log's new entry and, when it is the `newest` (the
+        event an action just logged under the campaign's lock) and not an undo (never undone itself), the event an
+        undo would undo now — no query for either. A change's stream drawing knows its event but not that it is the
+        newest: another change may have been logged since."""
         if event is not None:
             self.events[event.pk] = event
-            if event.action != EventKind.UNDO:
+            if newest and event.action != EventKind.UNDO:
                 self.__dict__["undoable"] = event.pk  # what the cached property would find: the newest event
         return self
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Literal
 
 KINDS = ("attack", "collision", "fall", "drowning", "gas", "illness", "exertion")
@@ -308,7 +309,7 @@ class Health:
     def max_pg(self) -> int:
         return max_pg(self.constitution)
 
-    @property
+    @cached_property  # the state is frozen: summed once (a card asks for its PG many times)
     def damage(self) -> int:
         return sum(wound.amount for wound in self.wounds)
 

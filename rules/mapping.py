@@ -13,6 +13,7 @@ from typing import Any, cast
 from django.db import connection, models
 
 from characters.models import Character
+from config.compiled import in_one_trip
 from rules import engine
 from rules.models import Illness, Wound
 
@@ -25,6 +26,8 @@ def moments(inflicted_at: int, times: int, every: int) -> list[int]:
 def wounds_of(row: Wound) -> list[engine.Wound]:
     """The engine's wounds a row stands for."""
     key = row.illness_key or None
+    if row.every == 0:  # the same wound `times` over (blows at one moment): one frozen value, repeated
+        return [engine.Wound(row.kind, row.remaining, row.treated, row.inflicted_at, key)] * row.times
     return [
         engine.Wound(row.kind, row.remaining, row.treated, at, key)
         for at in moments(row.inflicted_at, row.times, row.every)
@@ -60,6 +63,10 @@ def health_of(character: Character, wounds: list[Wound], illnesses: list[Illness
 
 def disease_id(illness: engine.Illness) -> int:
     return int(str(illness.key).removeprefix("disease:"))
+
+
+# A statement and its parameters, to run in one round trip with others (config.compiled.in_one_trip).
+type Statement = tuple[str, list[Any]]
 
 
 class Changes:
@@ -123,25 +130,42 @@ class Changes:
         self.characters.append(character)
 
     def save(self) -> None:
+        """Write what was recorded now (an action writes it with its log entry instead: `statements`)."""
+        writes = self.statements()
+        if writes:
+            in_one_trip(writes)
+
+    def statements(self) -> list[Statement]:
+        """The writes that make the rows say what was recorded, as statements to run in one round trip with the
+        action's log entry (rules.actions.core.log): deletes first, then updates, then new rows."""
+        writes = []
         if self.wounds_to_delete:
-            Wound.objects.filter(pk__in=self.wounds_to_delete).delete()
+            writes.append(delete_statement(Wound, self.wounds_to_delete))
         if self.illnesses_to_delete:
             # Their wounds point at them only by key, so deleting an episode deletes no other row.
-            Illness.objects.filter(pk__in=self.illnesses_to_delete).delete()
+            writes.append(delete_statement(Illness, self.illnesses_to_delete))
         if self.wounds_to_update:
-            update(self.wounds_to_update, ["remaining", "treated", "times", "every"])
+            writes.append(update_statement(self.wounds_to_update, ["remaining", "treated", "times", "every"]))
         if self.wounds_to_create:
-            Wound.objects.bulk_create(self.wounds_to_create)
+            writes.append(insert_statement(self.wounds_to_create))
         if self.illnesses_to_update:
-            update(self.illnesses_to_update, ["treated", "medicated", "cured_at", "weeks_charged"])
+            writes.append(
+                update_statement(self.illnesses_to_update, ["treated", "medicated", "cured_at", "weeks_charged"])
+            )
         if self.illnesses_to_create:
-            Illness.objects.bulk_create(self.illnesses_to_create)
+            writes.append(insert_statement(self.illnesses_to_create))
         if self.characters:
-            update(self.characters, ["pg", "died_at", "recovery_progress", "protection"])
+            writes.append(update_statement(self.characters, ["pg", "died_at", "recovery_progress", "protection"]))
+        return writes
 
 
 def update(rows: Sequence[models.Model], names: list[str]) -> None:
-    """Write these fields of many rows of one table in one statement, each column sent as one array. (Django's
+    """Write these fields of many rows of one table in one statement (update_statement)."""
+    in_one_trip([update_statement(rows, names)])
+
+
+def update_statement(rows: Sequence[models.Model], names: list[str]) -> Statement:
+    """These fields of many rows of one table, written in one statement, each column sent as one array. (Django's
     bulk_update writes a CASE per field over every row, which PostgreSQL evaluates for each row: its cost grows with
     the square of the rows, seconds for a few thousand.)"""
     meta = rows[0]._meta
@@ -150,17 +174,56 @@ def update(rows: Sequence[models.Model], names: list[str]) -> None:
     fields_ = [pk, *(cast(models.Field, meta.get_field(name)) for name in names)]
     quote = connection.ops.quote_name
     columns = [quote(_column(field)) for field in fields_]
-    arrays = ", ".join(
-        f"%s::{field.rel_db_type(connection) if field is pk else field.db_type(connection)}[]" for field in fields_
-    )
     assignments = ", ".join(f"{column} = v.{column}" for column in columns[1:])
     values = [[field.get_db_prep_save(getattr(row, field.attname), connection) for row in rows] for field in fields_]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {quote(meta.db_table)} AS t SET {assignments} "
-            f"FROM unnest({arrays}) AS v({', '.join(columns)}) WHERE t.{columns[0]} = v.{columns[0]}",
-            values,
-        )
+    return (
+        f"UPDATE {quote(meta.db_table)} AS t SET {assignments} "
+        f"FROM unnest({_arrays(fields_)}) AS v({', '.join(columns)}) WHERE t.{columns[0]} = v.{columns[0]}",
+        values,
+    )
+
+
+def insert_statement(rows: Sequence[models.Model]) -> Statement:
+    """New rows of one table in one statement, each column sent as one array (the rows are not given their ids)."""
+    fields_ = _inserted(rows[0])
+    values = [[field.get_db_prep_save(field.pre_save(row, add=True), connection) for row in rows] for field in fields_]
+    return f"{_insert_into(rows[0], fields_)} SELECT * FROM unnest({_arrays(fields_)})", values
+
+
+def insert_one_statement(row: models.Model) -> Statement:
+    """One new row, whose id the statement returns (its columns may be arrays, which unnest would flatten)."""
+    fields_ = _inserted(row)
+    values = [field.get_db_prep_save(field.pre_save(row, add=True), connection) for field in fields_]
+    pk = row._meta.pk
+    assert pk is not None
+    returning = connection.ops.quote_name(_column(pk))
+    placeholders = ", ".join("%s" for _field in fields_)
+    return f"{_insert_into(row, fields_)} VALUES ({placeholders}) RETURNING {returning}", values
+
+
+def _inserted(row: models.Model) -> list[models.Field]:
+    return [field for field in row._meta.concrete_fields if not field.primary_key]
+
+
+def _insert_into(row: models.Model, fields_: list[models.Field]) -> str:
+    quote = connection.ops.quote_name
+    return f"INSERT INTO {quote(row._meta.db_table)} ({', '.join(quote(_column(field)) for field in fields_)})"
+
+
+def delete_statement(model: type[models.Model], ids: list[int]) -> Statement:
+    meta = model._meta
+    pk = meta.pk
+    assert pk is not None
+    quote = connection.ops.quote_name
+    return f"DELETE FROM {quote(meta.db_table)} WHERE {quote(_column(pk))} = ANY(%s::bigint[])", [list(ids)]
+
+
+def _arrays(fields_: list[models.Field]) -> str:
+    """One array parameter per field, cast to an array of its column's type."""
+    return ", ".join(
+        f"%s::{field.rel_db_type(connection) if field.primary_key else field.db_type(connection)}[]"
+        for field in fields_
+    )
 
 
 def _column(field: models.Field) -> str:

@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.db import DEFAULT_DB_ALIAS
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event
 from characters.models import Character
-from config.compiled import Compiled, Slot
+from config.compiled import Compiled, Slot, in_one_trip
 from rules import dice, engine, events, mapping, notify
 from rules.models import CheckKind, Illness, Wound
 
@@ -160,7 +161,6 @@ def finish(
     changes = mapping.Changes()
     for loaded, new in results:
         changes.record(loaded.character, loaded.wounds, loaded.illnesses, new)
-    changes.save()
     event = log(
         campaign,
         by,
@@ -169,6 +169,7 @@ def finish(
         before={str(loaded.character.pk): mapping.to_json(loaded.health) for loaded, _new in results},
         after={str(loaded.character.pk): mapping.to_json(new) for loaded, new in results},
         clock_after=clock_after,
+        writes=changes.statements(),
     )
     return Outcome(event, [loaded.character for loaded, _new in results])
 
@@ -181,13 +182,15 @@ def log(
     before: dict[str, Any] | None = None,
     after: dict[str, Any] | None = None,
     clock_after: int | None = None,
+    writes: list[mapping.Statement] | None = None,
 ) -> Event:
-    """Append one event to the campaign log, bump the campaign's version and tell every server process."""
+    """Append one event to the campaign log, bump the campaign's version and tell every server process. The action's
+    own `writes` (its rows, rules.mapping.Changes) go to PostgreSQL in the same round trip as the campaign's version
+    and the event; the notification follows (it names the event)."""
     clock_before = campaign.clock
     campaign.clock = clock_before if clock_after is None else clock_after
     campaign.version += 1
-    campaign.save(update_fields=["clock", "version"])
-    event = Event.objects.create(
+    event = Event(
         campaign=campaign,
         action=payload.kind_of_event,
         actor=by if isinstance(by, User) else None,
@@ -198,6 +201,13 @@ def log(
         before=before or {},
         after=after or {},
     )
+    statements = [
+        *(writes or []),
+        mapping.update_statement([campaign], ["clock", "version"]),
+        mapping.insert_one_statement(event),
+    ]
+    [(event.pk,)] = in_one_trip(statements)
+    event._state.adding, event._state.db = False, DEFAULT_DB_ALIAS
     notify.send(campaign.pk, characters, event.pk)
     return event
 
