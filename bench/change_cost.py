@@ -37,10 +37,10 @@ from rules.damage import Attack  # noqa: E402
 from rules.notify import Change  # noqa: E402
 
 CHANGES, WARM_UP = 60, 10
-PARTS = {
-    snapshot: ["cards_for", "roster_of", "open_calls"],
-    screens: ["timeline_for", "render_to_string"],
-    log_pages: ["entry_for"],
+PARTS: dict[Any, list[str]] = {
+    snapshot.Snapshot: ["read_ahead"],  # the rows every view draws from, in one round trip
+    screens: ["render_to_string", "timeline_for"],  # the regions' templates
+    log_pages: ["entry_for", "render_to_string"],  # the log's entries, worded and drawn
 }
 
 
@@ -51,19 +51,21 @@ DRAWING = [False]
 def timed_parts() -> dict[str, list[float]]:
     """Wrap the parts of a live render so that each records its time per change (the live drawings only)."""
     spent: dict[str, list[float]] = defaultdict(list)
-    for module, names in PARTS.items():
+    for owner, names in PARTS.items():
         for name in names:
-            real = getattr(module, name)
+            real = getattr(owner, name)
+            label = f"{owner.__name__.rsplit('.', 1)[-1]}.{name}"
 
-            def wrapper(*args: Any, _real: Callable[..., Any] = real, _name: str = name, **kwargs: Any) -> Any:
+            def wrapper(*args: Any, _real: Callable[..., Any] = real, _label: str = label, **kwargs: Any) -> Any:
                 start = time.perf_counter()
                 try:
                     return _real(*args, **kwargs)
                 finally:
                     if DRAWING[0]:
-                        spent[_name][-1] += time.perf_counter() - start
+                        spent[_label][-1] += time.perf_counter() - start
 
-            setattr(module, name, wrapper)
+            setattr(owner, name, wrapper)
+            spent[label] = []
     return spent
 
 
@@ -95,8 +97,8 @@ def main() -> None:
             client.post(url, form)
         post.append(time.perf_counter() - start)
         queries.append(len(captured))
-        for name in [name for names in PARTS.values() for name in names]:
-            spent[name].append(0.0)
+        for label in spent:
+            spent[label].append(0.0)
         start = time.perf_counter()
         DRAWING[0] = True
         live_drawing.draw_change(Change(campaign.pk, None, campaign.events.latest("id").pk), set(views))
