@@ -20,7 +20,8 @@ from __future__ import annotations
 import copy
 import inspect
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, ClassVar, cast
 
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
@@ -142,12 +143,8 @@ class Compiled[M: Model]:
 def together(*reads: tuple[Compiled[Any], dict[str, Any]]) -> list[list[Any]]:
     """Several compiled queries, each with its values, in one round trip to PostgreSQL (their statements one after
     another in one query string, as client-side binding allows): what each one's `list` gives, in order."""
-    statements = [query.statement(**values) for query, values in reads]
     results = []
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute(
-            "; ".join(sql for sql, _params in statements), [p for _sql, params in statements for p in params]
-        )
+    with sent([query.statement(**values) for query, values in reads]) as cursor:
         for query, _values in reads:
             results.append(query.of_rows(cursor.fetchall()))
             cursor.nextset()
@@ -157,10 +154,17 @@ def together(*reads: tuple[Compiled[Any], dict[str, Any]]) -> list[list[Any]]:
 def in_one_trip(statements: Sequence[tuple[str, Sequence[Any]]]) -> list[tuple[Any, ...]]:
     """Several statements (an action's writes) in one round trip, as `together` runs reads: the rows the last one
     returns (none when it returns none)."""
+    with sent(statements) as cursor:
+        while cursor.nextset():
+            pass
+        return list(cursor.fetchall()) if cursor.description is not None else []
+
+
+@contextmanager
+def sent(statements: Sequence[tuple[str, Sequence[Any]]]) -> Iterator[Any]:
+    """A cursor on this thread's connection that has sent these statements as one query string."""
     with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
         cursor.execute(
             "; ".join(sql for sql, _params in statements), [p for _sql, params in statements for p in params]
         )
-        while cursor.nextset():
-            pass
-        return list(cursor.fetchall()) if cursor.description is not None else []
+        yield cursor

@@ -211,11 +211,12 @@ def _insert_into(row: models.Model, fields_: list[models.Field]) -> str:
 
 
 def delete_statement(model: type[models.Model], ids: list[int]) -> Statement:
+    """These rows of one table deleted, their ids sent as one array."""
     meta = model._meta
     pk = meta.pk
     assert pk is not None
     quote = connection.ops.quote_name
-    return f"DELETE FROM {quote(meta.db_table)} WHERE {quote(_column(pk))} = ANY(%s::bigint[])", [list(ids)]
+    return f"DELETE FROM {quote(meta.db_table)} WHERE {quote(_column(pk))} = ANY({_arrays([pk])})", [list(ids)]
 
 
 def _arrays(fields_: list[models.Field]) -> str:
