@@ -1,13 +1,13 @@
 """config.compiled: every compiled query of the project gives what the ORM gives for the same values, run after run,
-on any thread's connection; what it refuses it refuses as the ORM does."""
+on any thread's connection; what it refuses it refuses as the ORM does; each is prepared once per connection."""
 
 import threading
 from typing import Any
 
 import pytest
 from django.contrib.sessions.models import Session
-from django.db import connection, connections, transaction
-from django.db.models import Model
+from django.db import DataError, connection, connections, transaction
+from django.db.models import F, Model
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -19,6 +19,7 @@ import play.forms.base
 import play.snapshot
 import rules.actions.core
 import rules.queries
+from characters.models import Character
 from config.compiled import Compiled
 from config.compiled import together as compiled_together
 from rules import actions
@@ -165,3 +166,60 @@ def test_queries_read_together_give_what_each_gives_alone_in_one_round_trip(worl
     assert len(ran) == 1
     for (query, values), rows in zip(reads, together, strict=True):
         assert [state(row) for row in rows] == [state(row) for row in query.build(**values)]
+
+
+def prepared_here() -> set[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name FROM pg_prepared_statements")
+        return {name for (name,) in cursor.fetchall()}
+
+
+# Fixed values of every awkward kind written into the prepared statement: a quote, a percent sign in the SQL itself
+# (`contains` against a column is LIKE '%%' || … || '%%'), and one slot used twice.
+AWKWARD = Compiled(
+    lambda campaign: (
+        Character.objects.filter(campaign_id=campaign, name__contains=F("name"))
+        .exclude(name="o'k 50%")
+        .exclude(pk=campaign)
+        .order_by("id")
+    )
+)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_compiled_query_is_prepared_once_per_connection_and_then_only_executed(world: World) -> None:
+    expected = list(AWKWARD.build(campaign=world.campaign_a.pk))
+    assert expected
+    for _run in range(3):
+        with CaptureQueriesContext(connection) as ran:
+            assert AWKWARD.list(campaign=world.campaign_a.pk) == expected
+        assert [q["sql"] for q in ran] == [f"EXECUTE {AWKWARD.name}({world.campaign_a.pk})"]
+        assert AWKWARD.name in prepared_here()
+    found: list[Any] = []
+    held = connection.connection
+
+    def other() -> None:  # another connection of the pool (this thread holds its own): prepared there too
+        try:
+            found.append((AWKWARD.list(campaign=world.campaign_a.pk), AWKWARD.name in prepared_here()))
+            found.append(connection.connection is not held)
+        finally:
+            connections["default"].close()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    thread.join()
+    assert found == [(expected, True), True]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_prepared_statement_outlives_a_rolled_back_or_failed_transaction(world: World) -> None:
+    expected = list(AWKWARD.build(campaign=world.campaign_a.pk))
+    with pytest.raises(ZeroDivisionError), transaction.atomic():
+        assert AWKWARD.list(campaign=world.campaign_a.pk) == expected  # prepared in the transaction
+        raise ZeroDivisionError
+    assert AWKWARD.list(campaign=world.campaign_a.pk) == expected
+    with pytest.raises(transaction.TransactionManagementError), transaction.atomic():
+        with pytest.raises(DataError), transaction.atomic(savepoint=False):
+            connection.cursor().execute("SELECT 1/0")
+        AWKWARD.list(campaign=world.campaign_b.pk)  # refused as any query is in a broken transaction
+    assert AWKWARD.list(campaign=world.campaign_a.pk) == expected
