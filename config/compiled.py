@@ -98,6 +98,7 @@ class Compiled[M: Model]:
         self.build = build
         self.names = list(inspect.signature(build).parameters)
         self.ready: tuple[QuerySet[M, Any], SQLCompiler, str, tuple[Any, ...]] | None = None
+        self.types: list[str] | None = None  # of its parameters, as PostgreSQL inferred them when it was prepared
         self.lock = threading.Lock()
 
     def compile(self) -> tuple[QuerySet[M, Any], SQLCompiler, str, tuple[Any, ...]]:
@@ -145,26 +146,28 @@ class Compiled[M: Model]:
             raise TypeError(f"a compiled query takes {self.names}, was given {sorted(values)}")
         if template.query.select_for_update and not transaction.get_connection(template.db).in_atomic_block:
             raise transaction.TransactionManagementError("select_for_update cannot be used outside of a transaction.")
-        self.prepare(connections[template.db])
+        types = self.prepare(connections[template.db])
         slots = self.slots()
         if not slots:
             return f"EXECUTE {self.name}", ()
-        return f"EXECUTE {self.name}({', '.join(['%s'] * len(slots))})", tuple(values[name] for name in slots)
+        filled = tuple(fitted(values[name], kind) for name, kind in zip(slots, types, strict=True))
+        return f"EXECUTE {self.name}({', '.join(['%s'] * len(slots))})", filled
 
     def slots(self) -> list[str]:
         """Its slots' names in the order of its prepared statement's parameters ($1, $2…)."""
         _template, _compiler, _sql, params = self.ready or self.compile()
         return list(dict.fromkeys(param.name for param in params if isinstance(param, Slot)))
 
-    def prepare(self, connection: BaseDatabaseWrapper) -> None:
-        """Its statement prepared on this connection, once: a slot is a parameter, any other value is written in."""
+    def prepare(self, connection: BaseDatabaseWrapper) -> list[str]:
+        """Its statement prepared on this connection, once (a slot is a parameter, any other value is written in):
+        the types PostgreSQL gave its parameters."""
         connection.ensure_connection()
         connection.validate_no_broken_transaction()
         raw = connection.connection
         with PREPARED_LOCK:
             prepared = PREPARED.setdefault(raw, set())
-        if self.name in prepared:
-            return
+        if self.name in prepared and self.types is not None:
+            return self.types
         _template, _compiler, sql, params = self.ready or self.compile()
         numbers = {name: f"${number}" for number, name in enumerate(self.slots(), start=1)}
         fixed = iter(params)
@@ -176,8 +179,15 @@ class Compiled[M: Model]:
             return numbers[param.name] if isinstance(param, Slot) else psql.Literal(param).as_string(raw)
 
         with connection.wrap_database_errors:
-            raw.execute(f"PREPARE {self.name} AS {PLACEHOLDER.sub(written, sql)}")
+            cursor = raw.execute(
+                f"PREPARE {self.name} AS {PLACEHOLDER.sub(written, sql)}; "
+                f"SELECT parameter_types::text[] FROM pg_prepared_statements WHERE name = '{self.name}'"
+            )
+            cursor.nextset()
+            row = cursor.fetchone()
         prepared.add(self.name)
+        self.types = list(row[0]) if row else []
+        return self.types
 
     def list(self, *args: Any, **kwargs: Any) -> list[M]:
         return list(self.queryset(*args, **kwargs))
@@ -190,6 +200,26 @@ class Compiled[M: Model]:
         """The first row or None (for a query of one row at most: by key, or limited)."""
         found = self.list(*args, **kwargs)
         return found[0] if found else None
+
+
+# The whole numbers each integer type holds.
+INTEGERS = {"smallint": 2**15, "integer": 2**31, "bigint": 2**63}
+
+
+def fitted(value: Any, kind: str) -> Any:
+    """A slot's value for a parameter of this type: a whole number out of an integer type's range (a 20-digit id in a
+    URL) is no row's, so it goes in as NULL, equal to nothing (out of a list, it is left out), as the ORM finds no row
+    for it, where PostgreSQL would refuse the number."""
+    limit = INTEGERS.get(kind.removesuffix("[]"))
+    if limit is None:
+        return value
+
+    def fits(number: Any) -> bool:
+        return not isinstance(number, int) or -limit <= number < limit
+
+    if kind.endswith("[]") and isinstance(value, list | tuple):
+        return [number for number in value if fits(number)]
+    return value if fits(value) else None
 
 
 def together(*reads: tuple[Compiled[Any], dict[str, Any]]) -> list[list[Any]]:

@@ -121,7 +121,11 @@ def test_every_slot_takes_a_value_and_nothing_else(world: World) -> None:
 def test_a_list_goes_in_as_one_array_whatever_its_length(world: World) -> None:
     busy(world)
     query = play.cards.WOUNDS
-    for chosen in ([], [world.char_a1.pk], [world.char_a1.pk, world.char_a2.pk, world.char_b.pk, 10**12]):
+    for chosen in (
+        [],
+        [world.char_a1.pk],
+        [world.char_a1.pk, world.char_a2.pk, world.char_b.pk, 10**12, 2**63, -(2**70)],
+    ):
         with CaptureQueriesContext(connection) as ran:
             rows = query.rows(characters=chosen)
         assert len(ran) == 1
@@ -223,3 +227,12 @@ def test_a_prepared_statement_outlives_a_rolled_back_or_failed_transaction(world
             connection.cursor().execute("SELECT 1/0")
         AWKWARD.list(campaign=world.campaign_b.pk)  # refused as any query is in a broken transaction
     assert AWKWARD.list(campaign=world.campaign_a.pk) == expected
+
+
+@pytest.mark.django_db
+def test_a_number_no_row_can_hold_finds_nothing_as_with_the_orm(world: World) -> None:
+    busy(world)
+    for huge in (2**63, -(2**63) - 1, 10**30):
+        assert AWKWARD.list(campaign=huge) == list(AWKWARD.build(campaign=huge)) == []
+        assert campaigns.access.CAMPAIGN_SEEN.first(user=world.gm_a.pk, campaign=huge) is None
+    assert AWKWARD.list(campaign=world.campaign_a.pk) == list(AWKWARD.build(campaign=world.campaign_a.pk))
