@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from typing import Any
 
 from django.db import connection
 
@@ -77,10 +78,23 @@ class Change:
 
 def send(campaign_id: int, character_ids: Iterable[int] | None, event_id: int | None = None) -> None:
     """Tell every server process that this campaign changed; PostgreSQL delivers it when the transaction commits."""
-    characters = None if character_ids is None else tuple(character_ids)
-    change = Change(campaign_id, characters, event_id, acting_tab.get())
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, change.payload()])
+        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, change_of(campaign_id, character_ids, event_id).payload()])
+
+
+def sent_with(event: tuple[str, list[Any]], campaign_id: int, character_ids: Iterable[int]) -> tuple[str, list[Any]]:
+    """The statement that logs an event (an INSERT … RETURNING its id), made to send the change naming that event as
+    well, in the same round trip: its one row is the event's id. What `send` sends, with the event's id put in by
+    PostgreSQL (the payload leaves room for it under LIMIT)."""
+    sql, params = event
+    payload = change_of(campaign_id, character_ids, None).payload()
+    notified = "pg_notify(%s, (%s::jsonb || jsonb_build_object('event', id))::text)"
+    return f"WITH event AS ({sql}) SELECT id, {notified} FROM event", [*params, CHANNEL, payload]
+
+
+def change_of(campaign_id: int, character_ids: Iterable[int] | None, event_id: int | None) -> Change:
+    characters = None if character_ids is None else tuple(character_ids)
+    return Change(campaign_id, characters, event_id, acting_tab.get())
 
 
 # Besides changes, the channel carries notices about accounts, each a one-key message: {kind: value}.

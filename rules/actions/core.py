@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event
 from characters.models import Character
-from config.compiled import Compiled, Slot, in_one_trip
+from config.compiled import Compiled, Slot, in_one_trip, together
 from rules import dice, engine, events, mapping, notify
 from rules.models import CheckKind, Illness, Wound
 
@@ -119,20 +119,24 @@ ROWS = {(removed, chosen): rows_of(removed, chosen) for removed in (False, True)
 
 
 def load(campaign: Campaign, character_ids: list[int] | None, removed: bool = False) -> list[Loaded]:
-    """Lock and load characters of this campaign with their rows, re-read under the campaign lock; None means every
-    character in play. `removed` also finds characters taken out of the campaign (an undo brings them back)."""
+    """Lock and load characters of this campaign with their rows, re-read under the campaign lock (in one round trip:
+    the characters, then their wounds, then their illnesses); None means every character in play. `removed` also finds
+    characters taken out of the campaign (an undo brings them back)."""
     characters, wounds, illnesses = ROWS[removed, character_ids is not None]
     chosen = [] if character_ids is None else character_ids
     if any(not 0 < pk < BIGGEST_ID for pk in chosen):  # no row has such an id (and PostgreSQL would refuse it)
         raise ActionError(_("Ese personaje no pertenece a esta campaña."), "characters")
-    loaded_characters = characters.list(campaign.pk, chosen)
+    values = {"campaign": campaign.pk, "characters": chosen}
+    loaded_characters, loaded_wounds, loaded_illnesses = together(
+        (characters, values), (wounds, values), (illnesses, values)
+    )
     if character_ids is not None and len(loaded_characters) != len(set(character_ids)):
         raise ActionError(_("Ese personaje no pertenece a esta campaña."), "characters")
     wounds_of: dict[int, list[Wound]] = defaultdict(list)
-    for wound in wounds.list(campaign.pk, chosen):
+    for wound in loaded_wounds:
         wounds_of[wound.character_id].append(wound)
     illnesses_of: dict[int, list[Illness]] = defaultdict(list)
-    for illness in illnesses.list(campaign.pk, chosen):
+    for illness in loaded_illnesses:
         illnesses_of[illness.character_id].append(illness)
     return [
         Loaded(
@@ -185,8 +189,8 @@ def log(
     writes: list[mapping.Statement] | None = None,
 ) -> Event:
     """Append one event to the campaign log, bump the campaign's version and tell every server process. The action's
-    own `writes` (its rows, rules.mapping.Changes) go to PostgreSQL in the same round trip as the campaign's version
-    and the event; the notification follows (it names the event)."""
+    own `writes` (its rows, rules.mapping.Changes) go to PostgreSQL in one round trip with the campaign's version, the
+    event and the notification that names it (rules.notify.sent_with)."""
     clock_before = campaign.clock
     campaign.clock = clock_before if clock_after is None else clock_after
     campaign.version += 1
@@ -204,11 +208,10 @@ def log(
     statements = [
         *(writes or []),
         mapping.update_statement([campaign], ["clock", "version"]),
-        mapping.insert_one_statement(event),
+        notify.sent_with(mapping.insert_one_statement(event), campaign.pk, characters),
     ]
-    [(event.pk,)] = in_one_trip(statements)
+    [(event.pk, _notified)] = in_one_trip(statements)
     event._state.adding, event._state.db = False, DEFAULT_DB_ALIAS
-    notify.send(campaign.pk, characters, event.pk)
     return event
 
 

@@ -230,13 +230,13 @@ def add_characters(world: World, first: int, last: int) -> None:
 
 # A quick damage from the table, answered in place: the session, the user, the campaign; the form's characters (its
 # choices, the dead, the dice, and the choice checked against them: play.forms.fields.RosterField); the action (the
-# lock, the characters, wounds and illnesses it changes, then its writes with the campaign's version and the event in
-# one round trip, and the NOTIFY, in a savepoint); the
+# lock; the characters, wounds and illnesses it changes, read together; then its writes with the campaign's version,
+# the event and the NOTIFY in one round trip; in a transaction, its BEGIN and COMMIT counted); the
 # answer's regions, from the campaign's rows read together in one round trip (play.snapshot.read_ahead: the
 # characters, the checks still waiting, the touched characters' wounds and illnesses, the log's page, the calls, the
 # invitation links; the event the action logged is at hand: it is the log's new entry and what the undo button names).
 # A count is of round trips: the rows read together are one.
-DAMAGE_QUERIES = 13
+DAMAGE_QUERIES = 10
 
 
 def damage_queries(world: World, django_assert_max_num_queries) -> int:

@@ -4,7 +4,7 @@ ignore what they do not understand."""
 import json
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -183,3 +183,44 @@ def test_a_change_names_the_tab_that_acted_only_while_it_acts():
         {"campaign": 77, "characters": [1], "event": 5, "tab": "a1b2c3d4e5f6"},
         {"campaign": 77, "characters": [1], "event": 6},
     ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_action_notifies_with_its_event_what_send_would_and_nothing_before_its_commit():
+    gm = make_user("gm")
+    campaign = Campaign.objects.create(name="Mesa", gm=gm)
+    party = [Character.objects.create(campaign=campaign, name=name, constitution=10) for name in ("Ana", "Bea")]
+    with notify_listener() as listener:
+        token = notify.acting_tab.set("a1b2c3d4e5f6")
+        try:
+            with transaction.atomic():
+                outcome = actions.apply_damage(campaign, party, Gas(turns=1), by=gm)
+                assert list(listener.notifies(timeout=0.2, stop_after=1)) == []
+        finally:
+            notify.acting_tab.reset(token)
+        [notice] = listener.notifies(timeout=5, stop_after=1)
+    assert outcome.event is not None
+    assert Change.parse(notice.payload) == Change(
+        campaign.pk, tuple(c.pk for c in party), outcome.event.pk, "a1b2c3d4e5f6"
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_longest_list_that_fits_still_fits_with_the_biggest_event_id_put_in_by_postgresql():
+    def listed(characters: list[int]) -> bool:
+        return json.loads(Change(77, tuple(characters), None, "a" * 40).payload())["characters"] is not None
+
+    longest = [2**63 - 1]
+    while listed([*longest, 2**63 - 1]):  # the most 19-digit ids a payload lists
+        longest.append(2**63 - 1)
+    token = notify.acting_tab.set("a" * 40)
+    try:
+        sql, params = notify.sent_with(("SELECT %s::bigint AS id", [2**63 - 1]), 77, longest)
+    finally:
+        notify.acting_tab.reset(token)
+    with notify_listener() as listener:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+        [notice] = listener.notifies(timeout=5, stop_after=1)
+    assert len(notice.payload.encode()) < 8000
+    assert Change.parse(notice.payload) == Change(77, tuple(longest), 2**63 - 1, "a" * 40)
