@@ -8,11 +8,14 @@ drawing is made (`fill`)."""
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.urls import get_script_prefix
 from django.utils.html import escape
@@ -80,14 +83,33 @@ def row_state(row: models.Model | None) -> tuple[object, ...]:
     """Every stored field of a row, as a key: two rows of equal fields draw alike."""
     if row is None:
         return ()
-    return tuple(_hashable(getattr(row, field.attname)) for field in row._meta.concrete_fields)
+    fields, unhashable = _reader(type(row))
+    values = fields(row)
+    if not unhashable:
+        return values
+    return tuple(_hashable(value) if i in unhashable else value for i, value in enumerate(values))
 
 
 def values_state(values: tuple[object, ...]) -> tuple[object, ...]:
+    """A row read as values (`values_list`), as a key."""
+    if not any(isinstance(value, UNHASHABLE) for value in values):
+        return values
     return tuple(_hashable(value) for value in values)
 
 
+UNHASHABLE = (dict, list)
+
+
+@functools.cache
+def _reader(model: type[models.Model]) -> tuple[Callable[[models.Model], tuple[object, ...]], frozenset[int]]:
+    """A model's stored fields read at once (in C: attrgetter), and which of them hold JSON or arrays (dicts, lists:
+    made hashable). A model has an id and at least one more field, so the getter always gives a tuple."""
+    fields = model._meta.concrete_fields
+    unhashable = frozenset(i for i, field in enumerate(fields) if isinstance(field, models.JSONField | ArrayField))
+    return operator.attrgetter(*(field.attname for field in fields)), unhashable
+
+
 def _hashable(value: object) -> object:
-    if isinstance(value, dict | list):
+    if isinstance(value, UNHASHABLE):
         return json.dumps(value, sort_keys=True)
     return value
