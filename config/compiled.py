@@ -185,8 +185,8 @@ class Compiled[M: Model]:
             )
             cursor.nextset()
             row = cursor.fetchone()
-        prepared.add(self.name)
         self.types = list(row[0]) if row else []
+        prepared.add(self.name)
         return self.types
 
     def list(self, *args: Any, **kwargs: Any) -> list[M]:
