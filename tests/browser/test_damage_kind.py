@@ -99,7 +99,20 @@ class Held(list[Route]):
             if len(self) >= count:
                 break
             page.wait_for_timeout(100)
-        assert len(self) == count
+        assert len(self) == count, page.evaluate(CAUGHT_WHAT)  # what the page was at, to find why (a rare flake)
+
+
+# The kind's select and box as the page has them, and where the focus is: said when a held request never came.
+CAUGHT_WHAT = """() => {
+  const select = document.querySelector("#form-party select[name=kind]");
+  const box = document.getElementById("kind-fields-party");
+  const focus = document.activeElement;
+  return {
+    value: select && select.value, selectClasses: select && select.className,
+    boxKind: box && box.dataset.kind, boxClasses: box && box.className,
+    focus: focus && (focus.id || focus.name || focus.tagName),
+  };
+}"""
 
 
 def hold_kind_fields(page: Page) -> Held:
