@@ -103,6 +103,9 @@ def test_the_gm_adds_six_guards_and_removes_several(browser: Browser, server: st
 
 
 def on_phone_in_english(page: Page, name: str) -> None:
+    # Measured once the page has its styles: a form's answer is in the DOM (and its text found) before its stylesheet
+    # is applied, and unstyled it is wider (399 px, once, in a loaded full run).
+    page.wait_for_load_state("load")
     assert page.evaluate("document.documentElement.scrollWidth") <= 375, name
     screenshot(page, name)
 
