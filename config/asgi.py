@@ -6,12 +6,13 @@ from django.core.asgi import get_asgi_application
 from django.urls import get_resolver
 
 from config.request_size import limit_request_size
-from config.stream_gate import streams_in_turn
+from config.stream_gate import StreamHandler, streams_in_turn
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
+pages = limit_request_size(get_asgi_application(), settings.MAX_REQUEST_BYTES)
 application = streams_in_turn(
-    limit_request_size(get_asgi_application(), settings.MAX_REQUEST_BYTES), settings.STREAM_CONNECTS_AT_ONCE
+    pages, limit_request_size(StreamHandler(), settings.MAX_REQUEST_BYTES), settings.STREAM_CONNECTS_AT_ONCE
 )
 
 # What is loaded now (Django, the apps, the URLconf and its views) lives as long as the process: kept out of the

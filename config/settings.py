@@ -77,6 +77,21 @@ MIDDLEWARE = [
     # last, as django-axes asks: it turns a locked-out login into play.throttle.locked_out
     "axes.middleware.AxesMiddleware",
 ]
+# What a live stream's connect passes through (config.stream_gate): who asks, in which language, and the 503 when the
+# database is down; the rest guards forms, logins and pages. MIDDLEWARE's own entries, in its order.
+STREAM_MIDDLEWARE = [
+    path
+    for path in MIDDLEWARE
+    if path
+    in {
+        "config.client_address.ClientAddressMiddleware",
+        "django.middleware.security.SecurityMiddleware",
+        "config.outage.OutageMiddleware",
+        "django.contrib.sessions.middleware.SessionMiddleware",
+        "django.middleware.locale.LocaleMiddleware",
+        "django.contrib.auth.middleware.AuthenticationMiddleware",
+    }
+]
 
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"

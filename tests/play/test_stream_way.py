@@ -1,0 +1,69 @@
+"""A stream's connect takes its own way into Django (config.stream_gate): through STREAM_MIDDLEWARE only, which is
+MIDDLEWARE's own entries in its order. What those give a stream still holds through a real server: the session and
+the account, the language, the hosts allowed; and pages still pass through all of MIDDLEWARE."""
+
+import httpx
+import pytest
+from django.conf import settings
+
+from config.stream_gate import StreamHandler
+from tests.helpers import World
+from tests.play.streams import session_cookies, stream_path
+from tests.servers import asgi_server
+
+NEEDED = {
+    "config.outage.OutageMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+}
+
+
+def test_a_streams_middleware_is_the_projects_own_in_its_order():
+    assert set(settings.STREAM_MIDDLEWARE) >= NEEDED
+    positions = [settings.MIDDLEWARE.index(path) for path in settings.STREAM_MIDDLEWARE]
+    assert positions == sorted(positions)
+    everything = list(settings.MIDDLEWARE)
+    StreamHandler()
+    assert everything == settings.MIDDLEWARE  # swapped for its loading only
+
+
+def first_message(base: str, path: str, cookies: dict[str, str], **headers: str) -> tuple[int, str]:
+    """The status of a stream's connect and what it sent up to its first message's end."""
+    timeout = httpx.Timeout(5, read=30)
+    with (
+        httpx.Client(base_url=base, cookies=cookies, timeout=timeout) as client,
+        client.stream("GET", path, headers=headers) as response,
+    ):
+        text = ""
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            for chunk in response.iter_text():
+                text += chunk
+                if "event: " in text and text.endswith("\n\n"):
+                    break
+        else:
+            text = response.read().decode()
+        return response.status_code, text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stream_knows_who_asks_in_what_language_and_from_where(world: World):
+    with asgi_server() as base:
+        gm = session_cookies(world.gm_a)
+        status, spanish = first_message(base, stream_path(world), gm)
+        assert status == 200 and "event: change" in spanish and "Aldara" in spanish
+        assert "Aún no ha pasado nada." in spanish
+        status, english = first_message(base, stream_path(world), gm, **{"Accept-Language": "en"})
+        assert status == 200 and "Nothing has happened yet." in english and "Aún" not in english
+        # No session: the stream ends at once, saying so; another's sheet: the same words as a campaign not theirs.
+        assert "event: end\ndata: session" in first_message(base, stream_path(world), {})[1]
+        player = session_cookies(world.player_a)
+        assert "event: end\ndata: gone" in first_message(base, stream_path(world, world.char_a2), player)[1]
+        # A host not allowed (ALLOWED_HOSTS) is refused as Django refuses it, and no stream is opened.
+        status, _ = first_message(base, stream_path(world), gm, Host="evil.example")
+        assert status == 400
+        # Pages still go through all of MIDDLEWARE: their security headers are there.
+        with httpx.Client(base_url=base, cookies=gm, timeout=30) as client:
+            page = client.get(f"/campaigns/{world.campaign_a.pk}/")
+        assert page.status_code == 200
+        assert "Content-Security-Policy" in page.headers and page.headers["X-Frame-Options"] == "DENY"
