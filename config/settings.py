@@ -74,8 +74,10 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    # last, as django-axes asks: it turns a locked-out login into play.throttle.locked_out
+    # last but for the next, as django-axes asks: it turns a locked-out login into play.throttle.locked_out
     "axes.middleware.AxesMiddleware",
+    # last: everything in front of it runs on the request's thread, not hopping there and back (config.one_thread)
+    "config.one_thread.OneThreadMiddleware",
 ]
 # What a live stream's connect passes through (config.stream_gate): who asks, in which language, and the 503 when the
 # database is down; the rest guards forms, logins and pages. MIDDLEWARE's own entries, in its order.
