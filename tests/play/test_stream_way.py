@@ -14,7 +14,7 @@ from django.test import override_settings
 from django.utils.module_loading import import_string
 
 from config.stream_gate import StreamHandler
-from tests.helpers import World
+from tests.helpers import World, on_a_thread
 from tests.play.streams import session_cookies, stream_path
 from tests.servers import asgi_server
 
@@ -95,7 +95,7 @@ def hops_for_a_page(handler: ASGIHandler, monkeypatch: pytest.MonkeyPatch) -> in
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             return (await client.get("/accounts/login/")).status_code
 
-    assert asyncio.run(get()) == 200
+    assert on_a_thread(lambda: asyncio.run(get())) == 200  # this thread may run Playwright's event loop
     monkeypatch.setattr(SyncToAsync, "__call__", real)
     return hops[0]
 
