@@ -67,6 +67,7 @@ class Watcher:
     opened: float = field(default_factory=time.monotonic)  # registered then (campaign_stream)
     started: bool = False  # its response began (stream): until then it only holds a place
     last_event: int = 0  # the latest change its screen showed (or had in an answer): its account's mark at the end
+    version: int | None = None  # its campaign's version as its connect read it, if no change was heard since (opened)
 
     @property
     def campaign_id(self) -> int:
@@ -94,6 +95,17 @@ class Hub:
         self.checks: set[asyncio.Task[None]] = set()  # Hub.check_sessions running (kept: a task must be referenced)
         self.sweeper: asyncio.Task[None] | None = None  # Hub.sweep, while there are watchers
         self.admitting: dict[str, tuple[asyncio.Lock, int]] = {}  # one_at_a_time: by session key, its lock and users
+        # What this process has heard of each campaign: the count of changes heard (of all campaigns) when it heard
+        # its latest, and how many times the LISTEN connection was made. See `mark`.
+        self.heard: dict[int, int] = {}
+        self.changes_heard = 0
+        self.listened = 0
+
+    def mark(self, campaign_id: int) -> tuple[int, int] | None:
+        """Where this process is in what it has heard of a campaign (None while it does not listen). The same mark
+        before a read of the campaign and after a stream was registered says that no change of it was heard in
+        between: any change the read missed is still to be heard, and will reach that stream."""
+        return (self.listened, self.heard.get(campaign_id, 0)) if self.listening else None
 
     @asynccontextmanager
     async def one_at_a_time(self, key: str) -> AsyncIterator[None]:
@@ -113,10 +125,12 @@ class Hub:
             else:
                 self.admitting[key] = (lock, users - 1)
 
-    async def state(self, seen: Seen) -> str | None:
-        """The whole current screen for one view; None when the audience may no longer watch."""
+    async def state(self, seen: Seen, version: int | None = None) -> str | None:
+        """The whole current screen for one view; None when the audience may no longer watch. `version`: the
+        campaign's, read by a stream's connect with no change heard since (Watcher.version), else read here."""
         # Read before drawing: what is drawn is then at least as new as the version it is filed under.
-        version = await sync_to_async(campaign_version, thread_sensitive=False)(seen.view.audience.campaign_id)
+        if version is None:
+            version = await sync_to_async(campaign_version, thread_sensitive=False)(seen.view.audience.campaign_id)
         if version is None:
             return None
         known = self.states.get(seen)
@@ -192,6 +206,7 @@ class Hub:
                 }
                 async with await psycopg.AsyncConnection.connect(**params, autocommit=True) as conn:
                     await conn.execute(f"LISTEN {notify.CHANNEL}")
+                    self.listened += 1  # what was heard before may have missed changes: no mark from then holds
                     self.listening = True
                     delay = 0.25
                     if not first:
@@ -234,6 +249,8 @@ class Hub:
         change = notify.Change.parse(payload)
         if change is None:
             return
+        self.changes_heard += 1
+        self.heard[change.campaign_id] = self.changes_heard  # before any wait: a connect's mark sees it at once
         watching = self.watchers.get(change.campaign_id)
         if not watching:
             return
@@ -303,7 +320,7 @@ async def stream(watcher: Watcher) -> AsyncIterator[str]:
             if hub.listening:
                 break
             await asyncio.sleep(0.05)
-        first = await hub.state(watcher.seen)
+        first = await hub.state(watcher.seen, watcher.version)
         if first is None:
             yield ending(GONE)
             return
@@ -357,6 +374,7 @@ class Admitted:
     audience: access.Audience
     sheet: int | None
     expires: datetime
+    version: int  # the campaign's, read with it
 
 
 def admit(request: HttpRequest, campaign_id: int) -> Admitted | HttpResponse:
@@ -378,7 +396,7 @@ def admit(request: HttpRequest, campaign_id: int) -> Admitted | HttpResponse:
     character = int(sheet) if sheet.isascii() and sheet.isdigit() and len(sheet) < 19 else None
     if not may_watch(campaign, audience, character):
         return ended(GONE)  # the same words for a member who plays no character here and a sheet not theirs
-    admitted = Admitted(audience, character, request.session.get_expiry_date())
+    admitted = Admitted(audience, character, request.session.get_expiry_date(), campaign.version)
     connections["default"].close()  # with the pool on, this gives the connection back: the stream may last hours
     return admitted
 
@@ -393,15 +411,17 @@ async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpRespons
         holder = hub.user_of_session(key)
         if holder is not None and hub.streams_of(holder) >= settings.STREAMS_PER_USER:
             return too_many()  # so a burst beyond the cap costs no query
+        mark = hub.mark(campaign_id)
         admitted = await sync_to_async(admit)(request, campaign_id)
         if isinstance(admitted, HttpResponse):
             return admitted
-        return opened(request, admitted, key)
+        return opened(request, admitted, key, mark)
 
 
-def opened(request: HttpRequest, admitted: Admitted, key: str) -> HttpResponseBase:
+def opened(request: HttpRequest, admitted: Admitted, key: str, mark: tuple[int, int] | None) -> HttpResponseBase:
     """The stream of an admitted connect, counted and registered in one step (no await between): 50 connects at once
-    by one account get the cap exactly."""
+    by one account get the cap exactly. If no change of its campaign was heard since before `admit` read it (`mark`),
+    its first screen is drawn at the version read then: a change that read missed reaches it as the next message."""
     audience = admitted.audience
     seen = Seen(
         view_of(audience, admitted.sheet),
@@ -415,6 +435,8 @@ def opened(request: HttpRequest, admitted: Admitted, key: str) -> HttpResponseBa
     if hub.streams_of(audience.user_id) >= settings.STREAMS_PER_USER:
         return too_many()
     hub.watch(watcher)
+    if mark is not None and hub.mark(audience.campaign_id) == mark:
+        watcher.version = admitted.version
     response = StreamingHttpResponse(stream(watcher), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"

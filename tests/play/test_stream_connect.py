@@ -1,0 +1,174 @@
+"""A stream's first screen is drawn at the campaign's version its connect read, when this process heard no change of
+the campaign between before that read and the stream's registration (play.live.Hub.mark): not read a second time.
+A change that commits while a stream connects reaches it all the same, whichever comes first. In this process,
+through the handler streams take (config.stream_gate.StreamHandler)."""
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.db import connections
+
+from config.stream_gate import StreamHandler
+from play import live
+from rules import actions
+from rules.damage import Attack
+from tests.helpers import World, on_a_thread, reload
+from tests.play.streams import pg_text, session_cookies, stream_path
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def own_hub(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(live, "hub", live.Hub())
+
+
+def cookie_of(user: Any) -> str:
+    return f"sessionid={session_cookies(user)['sessionid']}"
+
+
+def opened(app: StreamHandler, path: str, cookie: str, text: list[str]) -> "asyncio.Task[None]":
+    """A browser's stream of `path` with this session `cookie`: what it receives lands in `text`."""
+    route, _, query = path.partition("?")
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": route,
+        "raw_path": route.encode(),
+        "query_string": query.encode(),
+        "root_path": "",
+        "headers": [(b"host", b"testserver"), (b"cookie", cookie.encode())],
+        "client": ("127.0.0.1", 5555),
+        "server": ("testserver", 80),
+    }
+    asked = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal asked
+        if not asked:
+            asked = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await asyncio.Event().wait()  # the browser stays until the test closes it
+        raise AssertionError
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body":
+            text.append(message.get("body", b"").decode())
+
+    return asyncio.create_task(app(scope, receive, send))
+
+
+async def shown(text: list[str], wanted: str) -> None:
+    for _ in range(300):
+        if wanted in "".join(text):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{wanted!r} never came; got {''.join(text)[-300:]!r}")
+
+
+def counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    reads: list[int] = []
+    real = live.campaign_version
+
+    def counted(campaign_id: int) -> int | None:
+        reads.append(campaign_id)
+        return real(campaign_id)
+
+    monkeypatch.setattr(live, "campaign_version", counted)
+    return reads
+
+
+def run(steps: Callable[[StreamHandler], Any]) -> None:
+    """Run `steps` on an event loop of its own thread, with a hub of its own; then close every stream it opened, the
+    hub's listener, and the database connections its threads opened."""
+
+    async def main() -> None:
+        tasks = await steps(StreamHandler())
+        tasks += [task for task in (live.hub.listener, live.hub.sweeper) if task is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await sync_to_async(connections.close_all)()  # the thread the listener draws changes on
+
+    on_a_thread(lambda: asyncio.run(main()))
+
+
+def test_a_stream_connecting_while_nothing_changes_reads_the_version_once(world: World, monkeypatch):
+    reads = counting_reads(monkeypatch)
+    aldara = pg_text(world.char_a1.pg, world.char_a1.max_pg)
+    gm_cookie, player_cookie = cookie_of(world.gm_a), cookie_of(world.player_a)
+
+    async def steps(app: StreamHandler) -> list[asyncio.Task[None]]:
+        gm: list[str] = []
+        first = opened(app, stream_path(world), gm_cookie, gm)
+        await shown(gm, aldara)  # the first stream: the process was not listening yet, so it read the version
+        player: list[str] = []
+        second = opened(app, stream_path(world), player_cookie, player)
+        await shown(player, aldara)
+        return [first, second]
+
+    run(steps)
+    assert reads == [world.campaign_a.pk]
+
+
+@pytest.mark.parametrize("heard", ["before the stream is registered", "after the stream is registered"])
+def test_a_change_committed_while_a_stream_connects_reaches_it(world: World, monkeypatch, heard: str):
+    """The change commits right after the connect read the campaign. Heard before the stream is registered, the mark
+    has moved: the version is read again, and the first screen shows the change. Heard after (the listener held
+    back until then), the first screen is drawn at the version read before it, and the change comes next."""
+    reads = counting_reads(monkeypatch)
+    gm_cookie, player_cookie = cookie_of(world.gm_a), cookie_of(world.player_a)
+    real_admit, real_dispatch = live.admit, live.hub.dispatch
+    registered = asyncio.Event()
+    hurt: list[str] = []
+
+    def admit_then_hurt(request: Any, campaign_id: int) -> Any:
+        admitted = real_admit(request, campaign_id)
+        before = live.hub.changes_heard
+        actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=3), by=world.gm_a)
+        aldara = reload(world.char_a1)
+        hurt.append(pg_text(aldara.pg, aldara.max_pg))
+        while heard.startswith("before") and live.hub.changes_heard == before:
+            time.sleep(0.01)  # until the process has heard it
+        connections["default"].close()  # as admit leaves it: the stream holds no connection
+        return admitted
+
+    async def held_back(payload: str) -> None:
+        await registered.wait()
+        await real_dispatch(payload)
+
+    async def steps(app: StreamHandler) -> list[asyncio.Task[None]]:
+        gm: list[str] = []
+        first = opened(app, stream_path(world), gm_cookie, gm)
+        await shown(gm, "Aldara")  # the process listens now
+        monkeypatch.setattr(live, "admit", admit_then_hurt)
+        if heard.startswith("after"):
+            monkeypatch.setattr(live.hub, "dispatch", held_back)
+        player: list[str] = []
+        second = opened(app, stream_path(world), player_cookie, player)
+        while len(live.hub.watchers[world.campaign_a.pk]) < 2:
+            await asyncio.sleep(0.005)
+        registered.set()
+        await shown(player, "event: change")
+        first_screen = "".join(player)
+        await shown(player, hurt[0])
+        await shown(gm, hurt[0])
+        return [first, second], first_screen
+
+    async def checked(app: StreamHandler) -> list[asyncio.Task[None]]:
+        tasks, first_screen = await steps(app)
+        if heard.startswith("before"):
+            assert hurt[0] in first_screen
+            assert reads == [world.campaign_a.pk] * 2  # the first stream's, and this one's again
+        else:
+            assert reads == [world.campaign_a.pk]  # the first stream's only
+        return tasks
+
+    run(checked)
