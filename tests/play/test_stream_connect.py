@@ -135,7 +135,9 @@ def test_a_change_committed_while_a_stream_connects_reaches_it(world: World, mon
         actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=3), by=world.gm_a)
         aldara = reload(world.char_a1)
         hurt.append(pg_text(aldara.pg, aldara.max_pg))
+        deadline = time.monotonic() + 10
         while heard.startswith("before") and live.hub.changes_heard == before:
+            assert time.monotonic() < deadline, "the change was never heard"
             time.sleep(0.01)  # until the process has heard it
         connections["default"].close()  # as admit leaves it: the stream holds no connection
         return admitted
@@ -144,7 +146,7 @@ def test_a_change_committed_while_a_stream_connects_reaches_it(world: World, mon
         await registered.wait()
         await real_dispatch(payload)
 
-    async def steps(app: StreamHandler) -> list[asyncio.Task[None]]:
+    async def steps(app: StreamHandler) -> tuple[list[asyncio.Task[None]], str]:
         gm: list[str] = []
         first = opened(app, stream_path(world), gm_cookie, gm)
         await shown(gm, "Aldara")  # the process listens now
@@ -153,8 +155,11 @@ def test_a_change_committed_while_a_stream_connects_reaches_it(world: World, mon
             monkeypatch.setattr(live.hub, "dispatch", held_back)
         player: list[str] = []
         second = opened(app, stream_path(world), player_cookie, player)
-        while len(live.hub.watchers[world.campaign_a.pk]) < 2:
+        for _ in range(2000):
+            if len(live.hub.watchers[world.campaign_a.pk]) == 2:
+                break
             await asyncio.sleep(0.005)
+        assert len(live.hub.watchers[world.campaign_a.pk]) == 2, "the player's stream was never registered"
         registered.set()
         await shown(player, "event: change")
         first_screen = "".join(player)

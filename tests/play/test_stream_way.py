@@ -15,7 +15,7 @@ from django.utils.module_loading import import_string
 
 from config.stream_gate import StreamHandler
 from tests.helpers import World, on_a_thread
-from tests.play.streams import session_cookies, stream_path
+from tests.play.streams import ended_at_once, session_cookies, stream_path
 from tests.servers import asgi_server
 
 NEEDED = {
@@ -63,9 +63,8 @@ def test_a_stream_knows_who_asks_in_what_language_and_from_where(world: World):
         status, english = first_message(base, stream_path(world), gm, **{"Accept-Language": "en"})
         assert status == 200 and "Nothing has happened yet." in english and "Aún" not in english
         # No session: the stream ends at once, saying so; another's sheet: the same words as a campaign not theirs.
-        assert "event: end\ndata: session" in first_message(base, stream_path(world), {})[1]
-        player = session_cookies(world.player_a)
-        assert "event: end\ndata: gone" in first_message(base, stream_path(world, world.char_a2), player)[1]
+        assert ended_at_once(base, stream_path(world), None) == "session"
+        assert ended_at_once(base, stream_path(world, world.char_a2), world.player_a) == "gone"
         # A host not allowed (ALLOWED_HOSTS) is refused as Django refuses it, and no stream is opened.
         status, _ = first_message(base, stream_path(world), gm, Host="evil.example")
         assert status == 400
