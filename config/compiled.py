@@ -14,6 +14,11 @@ model instances with `select_related`, `values_list`, annotations). A list goes 
 (`pk__any=ids`: `= ANY(array)`, one statement whatever the list's length). `together` runs several compiled queries
 in one round trip: what a screen's drawing reads first (play.snapshot.Snapshot.read_ahead).
 
+`digests` asks PostgreSQL instead for a digest of the rows each query would give (the md5 of their text, in their
+order): what a screen drawn from those rows is kept under (play.screens.whole_screen), so that asking whether it is
+still current costs one round trip and no rows. `together(..., digested=True)` reads the rows with the digest of
+exactly those rows (the same statement, so the same snapshot of the database).
+
 Each compiled query is also a *prepared statement* on every connection that runs it: the first time it runs on a
 connection it is sent once as `PREPARE name AS …` (its slots as `$1, $2…`, its fixed values written in), and every
 run after that is `EXECUTE name(values)`, so PostgreSQL does not parse and plan it again on each call (planning was
@@ -27,6 +32,7 @@ the per-request query counts the tests assert do not see it.
 from __future__ import annotations
 
 import copy
+import hashlib
 import inspect
 import re
 import threading
@@ -45,6 +51,16 @@ from psycopg import sql as psql
 PREPARED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 PREPARED_LOCK = threading.Lock()
 PLACEHOLDER = re.compile("%[s%]")
+# A query's statement as run (""), as the digest of its rows, and as its rows each followed by the digest of them all:
+# the digest is of the rows' text in the order the query gives them (PostgreSQL aggregates a subquery's rows in its
+# order; were it ever otherwise, two digests of the same rows would differ: a drawing drawn again, never a stale one).
+ROWS, DIGEST, DIGESTED = "", "_digest", "_digested"
+VARIANTS = {
+    ROWS: "{}",
+    DIGEST: "SELECT md5(coalesce(string_agg(r::text, chr(30)), '')) FROM ({}) r",
+    DIGESTED: "SELECT r.*, md5(string_agg(r::text, chr(30)) OVER ()) FROM ({}) r",
+}
+NO_ROWS = hashlib.md5(b"").hexdigest()  # noqa: S324 — PostgreSQL's md5(''): the digest of no rows
 
 
 class Slot(Expression):
@@ -98,7 +114,7 @@ class Compiled[M: Model]:
         self.build = build
         self.names = list(inspect.signature(build).parameters)
         self.ready: tuple[QuerySet[M, Any], SQLCompiler, str, tuple[Any, ...]] | None = None
-        self.types: list[str] | None = None  # of its parameters, as PostgreSQL inferred them when it was prepared
+        self.types: dict[str, list[str]] = {}  # of its parameters, by variant, as PostgreSQL inferred them
         self.lock = threading.Lock()
 
     def compile(self) -> tuple[QuerySet[M, Any], SQLCompiler, str, tuple[Any, ...]]:
@@ -140,34 +156,38 @@ class Compiled[M: Model]:
     def statement(self, *args: Any, **kwargs: Any) -> tuple[str, tuple[Any, ...]]:
         """The SQL and its parameters for these values: the `EXECUTE` of its prepared statement, prepared first on
         this thread's connection if it is not yet."""
-        template, _compiler, _sql, params = self.ready or self.compile()
-        values = dict(zip(self.names, args, strict=False)) | kwargs
+        return self.variant(ROWS, dict(zip(self.names, args, strict=False)) | kwargs)
+
+    def variant(self, variant: str, values: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
+        """`statement`, of one of its VARIANTS."""
+        template, _compiler, _sql, _params = self.ready or self.compile()
         if set(values) != set(self.names):
             raise TypeError(f"a compiled query takes {self.names}, was given {sorted(values)}")
         if template.query.select_for_update and not transaction.get_connection(template.db).in_atomic_block:
             raise transaction.TransactionManagementError("select_for_update cannot be used outside of a transaction.")
-        types = self.prepare(connections[template.db])
+        types = self.prepare(connections[template.db], variant)
         slots = self.slots()
         if not slots:
-            return f"EXECUTE {self.name}", ()
+            return f"EXECUTE {self.name}{variant}", ()
         filled = tuple(fitted(values[name], kind) for name, kind in zip(slots, types, strict=True))
-        return f"EXECUTE {self.name}({', '.join(['%s'] * len(slots))})", filled
+        return f"EXECUTE {self.name}{variant}({', '.join(['%s'] * len(slots))})", filled
 
     def slots(self) -> list[str]:
         """Its slots' names in the order of its prepared statement's parameters ($1, $2…)."""
         _template, _compiler, _sql, params = self.ready or self.compile()
         return list(dict.fromkeys(param.name for param in params if isinstance(param, Slot)))
 
-    def prepare(self, connection: BaseDatabaseWrapper) -> list[str]:
-        """Its statement prepared on this connection, once (a slot is a parameter, any other value is written in):
-        the types PostgreSQL gave its parameters."""
+    def prepare(self, connection: BaseDatabaseWrapper, variant: str = ROWS) -> list[str]:
+        """Its statement (of one of its VARIANTS) prepared on this connection, once (a slot is a parameter, any other
+        value is written in): the types PostgreSQL gave its parameters."""
         connection.ensure_connection()
         connection.validate_no_broken_transaction()
         raw = connection.connection
+        name = self.name + variant
         with PREPARED_LOCK:
             prepared = PREPARED.setdefault(raw, set())
-        if self.name in prepared and self.types is not None:
-            return self.types
+        if name in prepared and variant in self.types:
+            return self.types[variant]
         _template, _compiler, sql, params = self.ready or self.compile()
         numbers = {name: f"${number}" for number, name in enumerate(self.slots(), start=1)}
         fixed = iter(params)
@@ -180,14 +200,14 @@ class Compiled[M: Model]:
 
         with connection.wrap_database_errors:
             cursor = raw.execute(
-                f"PREPARE {self.name} AS {PLACEHOLDER.sub(written, sql)}; "
-                f"SELECT parameter_types::text[] FROM pg_prepared_statements WHERE name = '{self.name}'"
+                f"PREPARE {name} AS {VARIANTS[variant].format(PLACEHOLDER.sub(written, sql))}; "
+                f"SELECT parameter_types::text[] FROM pg_prepared_statements WHERE name = '{name}'"
             )
             cursor.nextset()
             row = cursor.fetchone()
-        self.types = list(row[0]) if row else []
-        prepared.add(self.name)
-        return self.types
+        self.types[variant] = list(row[0]) if row else []
+        prepared.add(name)
+        return self.types[variant]
 
     def list(self, *args: Any, **kwargs: Any) -> list[M]:
         return list(self.queryset(*args, **kwargs))
@@ -222,15 +242,32 @@ def fitted(value: Any, kind: str) -> Any:
     return value if fits(value) else None
 
 
-def together(*reads: tuple[Compiled[Any], dict[str, Any]]) -> list[list[Any]]:
+def together(*reads: tuple[Compiled[Any], dict[str, Any]], digested: list[str] | None = None) -> list[list[Any]]:
     """Several compiled queries, each with its values, in one round trip to PostgreSQL (their statements one after
-    another in one query string, as client-side binding allows): what each one's `list` gives, in order."""
+    another in one query string, as client-side binding allows): what each one's `list` gives, in order. Given a
+    list `digested`, the digest of each one's rows (as `digests` gives it) is put in it, in order."""
     results = []
-    with sent([query.statement(**values) for query, values in reads]) as cursor:
+    variant = ROWS if digested is None else DIGESTED
+    with sent([query.variant(variant, values) for query, values in reads]) as cursor:
         for query, _values in reads:
-            results.append(query.of_rows(cursor.fetchall()))
+            rows = cursor.fetchall()
+            if digested is not None:
+                digested.append(rows[0][-1] if rows else NO_ROWS)
+                rows = [row[:-1] for row in rows]
+            results.append(query.of_rows(rows))
             cursor.nextset()
     return results
+
+
+def digests(*reads: tuple[Compiled[Any], dict[str, Any]]) -> tuple[str, ...]:
+    """The digest of the rows each of these compiled queries would give, in one round trip: equal digests, equal
+    rows."""
+    found = []
+    with sent([query.variant(DIGEST, values) for query, values in reads]) as cursor:
+        for _read in reads:
+            found.append(cursor.fetchone()[0])
+            cursor.nextset()
+    return tuple(found)
 
 
 def in_one_trip(statements: Sequence[tuple[str, Sequence[Any]]]) -> list[tuple[Any, ...]]:

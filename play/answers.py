@@ -15,7 +15,8 @@ from django_htmx.middleware import HtmxDetails
 
 from campaigns.models import Campaign
 from play.forms.party import PartyViewForm
-from play.screens import Drawing, Touch, changes, clock_form, gm_drawing, state_for, touch_of
+from play.screens import Drawing, changes, clock_form, gm_drawing
+from play.touch import Touch, state_for, touch_of
 from rules import actions, notify
 
 

@@ -30,38 +30,64 @@ SIZE = 4096  # drawings kept per process: two regions of 2,000 cards
 
 
 class Kept[V]:
-    """The most recently used drawings, `size` at most, shared by the threads of one process."""
+    """The most recently used drawings, shared by the threads of one process: as many as weigh `size` at most (each
+    weighs 1 unless `weigh` says otherwise)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, weigh: Callable[[V], int] | None = None) -> None:
         self.size = size
+        self.weigh = weigh
+        self.weight = 0
         self.drawings: OrderedDict[Hashable, V] = OrderedDict()
         self.lock = threading.Lock()
+
+    def weight_of(self, drawing: V) -> int:
+        return 1 if self.weigh is None else self.weigh(drawing)
 
     def has(self, key: Hashable) -> bool:
         with self.lock:
             return (key, get_language(), get_script_prefix()) in self.drawings
 
     def get(self, key: Hashable, draw: Callable[[], V]) -> V:
+        found = self.peek(key)
+        if found is not None:
+            return found
+        return self.put(key, draw())  # drawn outside the lock: two threads may draw the same thing once each
+
+    def peek(self, key: Hashable) -> V | None:
         key = (key, get_language(), get_script_prefix())
         with self.lock:
             html = self.drawings.get(key)
             if html is not None:
                 self.drawings.move_to_end(key)
-                return html
-        html = draw()  # outside the lock: two threads may draw the same thing once each, never wait for each other
+            return html
+
+    def put(self, key: Hashable, html: V) -> V:
+        if html is None:
+            return html  # nothing drawn (a screen its audience may no longer see): nothing kept
+        key = (key, get_language(), get_script_prefix())
         with self.lock:
+            if key in self.drawings:
+                self.weight -= self.weight_of(self.drawings[key])
             self.drawings[key] = html
-            if len(self.drawings) > self.size:
-                self.drawings.popitem(last=False)
+            self.weight += self.weight_of(html)
+            while self.weight > self.size and len(self.drawings) > 1:
+                self.weight -= self.weight_of(self.drawings.popitem(last=False)[1])
         return html
 
     def clear(self) -> None:
         with self.lock:
             self.drawings.clear()
+            self.weight = 0
 
 
 kept: Kept[SafeString] = Kept(SIZE)
 titles: Kept[str] = Kept(SIZE // 4)  # what undo buttons name, in plain words (their template escapes them)
+# Whole screens, each as its regions by name (play.screens.whole_screen), weighed by their characters: some 120 GM
+# tables of 40 characters, or 3 of 2,000.
+SCREEN_CHARACTERS = 16_000_000
+screens: Kept[dict[str, SafeString] | None] = Kept(
+    SCREEN_CHARACTERS, lambda regions: sum(map(len, (regions or {}).values()))
+)
 
 
 # What {% csrf_token %} draws with the mark for a token.

@@ -86,8 +86,9 @@ class Hub:
         self.watchers: dict[int, set[Watcher]] = defaultdict(set)
         self.listener: asyncio.Task[None] | None = None
         # A stream's first message (the whole screen), by view and the campaign's version it was drawn at: every
-        # browser that connects at that version gets the same bytes, drawn once (a reconnect storm costs one drawing
-        # per view, not one per browser). The one cache of drawn screens: its key says everything they are drawn from.
+        # browser that connects at that version gets the same bytes, made once (a reconnect storm costs one per view,
+        # not one per browser), from the screen kept whole when a page or another stream drew it already
+        # (play.screens.whole_screen, kept under everything it is drawn from).
         self.states: dict[Seen, tuple[int, asyncio.Future[str | None]]] = {}
         # Set while the LISTEN connection listens: a stream draws its first screen only then, so that no change can
         # commit between that drawing and the first notification this process hears.

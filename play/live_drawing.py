@@ -12,8 +12,9 @@ from django.utils import translation
 
 from campaigns import access
 from config.compiled import together
-from play.screens import EVERYTHING, Drawing, Screen, Touch, View, changes, state_for, touch_of
+from play.screens import Drawing, Screen, View, changes, whole_drawing
 from play.snapshot import CAMPAIGN, EVENT, VERSION, Snapshot
+from play.touch import EVERYTHING, Touch, state_for, touch_of
 from rules import notify
 
 
@@ -78,12 +79,19 @@ def drawn_once(seen: Seen, touch: Touch, state: Snapshot | None, drawn: dict[See
 
 
 def draw_state(seen: Seen) -> str | None:
-    """A view's whole screen (a stream's first message), or None when the audience may no longer watch."""
+    """A view's whole screen (a stream's first message), or None when the audience may no longer watch. A screen
+    kept whole (play.screens.whole_screen) is the one the page it follows drew, if nothing changed since: its
+    stream's connect has just asked whether the audience may watch (play.live.admit)."""
     try:
         campaign = CAMPAIGN.first(pk=seen.view.audience.campaign_id)
-        table = seen.view.screen == Screen.TABLE
-        state = None if campaign is None else Snapshot(campaign).read_ahead(gm=table, players=True)
-        return draw(seen, EVERYTHING, state)
+        if campaign is None:
+            return None
+        set_script_prefix(seen.prefix)
+        with translation.override(seen.language):
+            drawing = whole_drawing(campaign, seen.view, seen.site)
+            if drawing.regions is None:
+                return draw(seen, EVERYTHING, drawing.state)
+            return sse("change", changes(drawing))
     finally:
         connections["default"].close()
 

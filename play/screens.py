@@ -24,18 +24,18 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from campaigns.access import Audience, seen_as, table_of
-from campaigns.models import Campaign, Event, Invitation, PartyView
+from campaigns.models import Campaign, Invitation, PartyView
 from characters.models import Character
 from play.cards import Card
 from play.forms.advance import AdvanceForm
 from play.forms.party import PartyViewForm
 from play.game_sessions import game_session, shared_recaps
-from play.kept import CSRF_MARK, VERSION_MARK, fill, kept, row_state
+from play.kept import CSRF_MARK, VERSION_MARK, fill, kept, row_state, screens
 from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, log, sheet_log_entries, undo_title
 from play.party import companion
 from play.snapshot import Snapshot
 from play.timeline import timeline_for
-from rules import events
+from play.touch import EVERYTHING, Touch
 
 
 class Screen(StrEnum):
@@ -57,65 +57,6 @@ def view_of(audience: Audience, character: int | None = None) -> View:
     if character is not None:
         return View(audience, Screen.SHEET, character)
     return View(audience, Screen.TABLE if audience.is_gm else Screen.PAGE)
-
-
-# --- what a change touched -------------------------------------------------------------------------------------------
-
-
-# Events that change who is in play, their names or players, or what the players see of one another: lists of
-# characters and the companions are drawn again.
-@dataclass(frozen=True)
-class Touch:
-    """What one change touched, worked out from its event: which regions of a screen it redraws."""
-
-    everything: bool = False
-    clock: bool = False
-    characters: frozenset[int] = frozenset()
-    roster: bool = False
-    calls: bool = False
-    campaign: bool = False
-    sessions: bool = False  # a game session started or ended, or its recap shared (play.game_sessions)
-    entries: tuple[int, ...] = ()  # log entries new or changed (an undo marks the one it undid)
-
-    def character(self, pk: int) -> bool:
-        return self.everything or self.clock or pk in self.characters
-
-
-EVERYTHING = Touch(everything=True, clock=True, roster=True, calls=True, campaign=True, sessions=True)
-
-
-def touch_of(event: Event | None) -> Touch:
-    """What an event touched; everything for no event (a campaign whose changes may have been missed), and for an
-    entry that cannot be read (rules.events.DamagedEntry): drawing everything is always right, only slower."""
-    if event is None:
-        return EVERYTHING
-    try:
-        payload = events.payload_of(event)
-    except events.DamagedEntry:
-        return EVERYTHING
-    entries: tuple[int, ...] = (event.pk,)
-    if isinstance(payload, events.Undo):
-        # An undo touches what the event it undid touched, and that event's entry, now marked undone.
-        entries = (event.pk, int(payload.event))
-        payload = payload.undone_payload()
-    if payload.changes_disease:  # its name or numbers show on every card of a character that has it
-        return Touch(everything=True, clock=True, roster=True, calls=True, entries=entries)
-    return Touch(
-        clock=event.clock_before != event.clock_after,
-        characters=frozenset(event.characters),
-        roster=payload.roster,
-        calls=payload.calls or payload.answered_call is not None,  # an answer to a called check closes it
-        campaign=isinstance(payload, events.CampaignEdited),
-        sessions=payload.sessions,
-        entries=entries,
-    )
-
-
-def state_for(campaign: Campaign, touch: Touch) -> Snapshot:
-    """The rows a change is drawn from: the cards it touched are read first, the others only if a region asks (every
-    card at once when the clock moved or the roster changed: they are all drawn then)."""
-    every = touch.everything or touch.clock or touch.roster
-    return Snapshot(campaign, touched=None if every else touch.characters)
 
 
 # --- drawing ---------------------------------------------------------------------------------------------------------
@@ -185,7 +126,15 @@ class Drawing:
             for processor in engines["django"].engine.template_context_processors:  # type: ignore[attr-defined]
                 processed.update(processor(self.request))
         drawn = {"campaign": self.campaign, "read_only": self.read_only, "site": self.site, "drawing": self}
+        if self.marked:
+            drawn["csrf_token"] = CSRF_MARK
         return {**processed, **drawn}
+
+    @cached_property
+    def regions(self) -> dict[str, SafeString] | None:
+        """Every region of this screen, kept (`whole_screen`), when this drawing is of all of it (a page, a stream's
+        first message); else None, as when its audience may no longer see the campaign."""
+        return whole_screen(self) if self.touch.everything and not self.marked else None
 
     def render(self, template: str, context: dict[str, Any]) -> SafeString:
         return mark_safe(render_to_string(template, {**self.base, **context}))  # noqa: S308
@@ -442,12 +391,17 @@ def draw_region(
     if region.per_card:
         assert card is not None
         return element(drawing, region, {}, f"{name}-{card.character.pk}", card)
+    if given is None and drawing.regions is not None:
+        return fill(drawing.regions[name], drawing.csrf_token, drawing.campaign.version)
     return element(drawing, region, region.draw(drawing) if given is None else given)
 
 
 def changes(drawing: Drawing) -> SafeString:
     """What a change sends one screen: each region it touched, once, as the page has it (the whole screen when the
     change is unknown: a stream's first message)."""
+    if drawing.regions is not None:
+        version = drawing.campaign.version
+        return mark_safe("".join(fill(html, drawing.csrf_token, version) for html in drawing.regions.values()))  # noqa: S308
     parts = []
     drawn = set()
     for region in SCREENS[drawing.view.screen]:
@@ -460,13 +414,54 @@ def changes(drawing: Drawing) -> SafeString:
     return mark_safe("".join(parts))  # noqa: S308 — each drawn by its template
 
 
+# The screens kept whole: every row they show is among those their first read digests (Snapshot.read_ahead) or
+# changes only through an action, which bumps the campaign's version (a log entry, once logged, changes only by an
+# undo). A sheet reads its character's log and timeline besides: it is drawn anew each time.
+KEPT_WHOLE = (Screen.TABLE, Screen.PAGE)
+
+
+def whole_screen(drawing: Drawing) -> dict[str, SafeString] | None:
+    """Every region of the drawing's screen as a fresh load has it (each card's inside the list of cards), by name,
+    kept (play.kept.screens) under everything it is drawn from: who looks at which screen (every GM sees the same
+    table), the site its links point to, the campaign's row and the digests of the rows of its first read (asked of
+    PostgreSQL in one round trip, no rows: config.compiled.digests). A page, its reloads, the first message of the
+    stream it opens and every other GM's table share one drawing, each with its own CSRF token put in
+    (play.kept.fill); a change of anything it shows, by an action or behind the actions' back, is a new key. None for
+    a screen not kept whole, for rows read already (a change's drawing) and for an audience that may no longer see
+    the campaign."""
+    view, state = drawing.view, drawing.state
+    if view.screen not in KEPT_WHOLE or state.ahead:
+        return None
+    gm, players = view.screen == Screen.TABLE, not view.audience.is_gm
+    where = (view.audience.campaign_id, view.audience.player_id, view.screen, drawing.site, row_state(drawing.campaign))
+    found = screens.peek((*where, state.digest(gm, players)))
+    if found is not None:
+        return found
+    state.read_ahead(gm, players, digested=True)  # the key is then the digests of exactly the rows drawn from
+    if not state.roster.still_sees(view.audience):
+        return None
+    marked = replace(drawing, request=None, touch=EVERYTHING, marked=True)
+    regions = [region for region in SCREENS[view.screen] if not region.per_card]
+    return screens.put((*where, state.digested), {r.name: element(marked, r, r.draw(marked)) for r in regions})
+
+
+def whole_drawing(campaign: Campaign, view: View, site: str, request: HttpRequest | None = None) -> Drawing:
+    """A whole screen as a fresh load (a page, or a stream's first message) draws it: its regions kept whole, or
+    else its rows read first, in one round trip."""
+    drawing = Drawing(Snapshot(campaign), view, site, request)
+    if drawing.regions is None and not drawing.state.ahead:
+        drawing.state.read_ahead(gm=view.screen == Screen.TABLE, players=not view.audience.is_gm)
+    return drawing
+
+
 # --- what a page needs besides its regions ---------------------------------------------------------------------------
 
 
-def clock_form(campaign: Campaign, in_play: list[Character]) -> AdvanceForm:
-    """The clock's form as a fresh load draws it: everyone in play rests unless the GM unticks them."""
-    everyone = [character.pk for character in in_play]
-    form = AdvanceForm(campaign=campaign, auto_id="advance-%s", initial={"resting": everyone})
+def clock_form(campaign: Campaign, in_play: list[Character] | None = None) -> AdvanceForm:
+    """The clock's form as a fresh load draws it: everyone in play rests unless the GM unticks them (its region of
+    who rests, components/resting.html). Without `in_play` at hand, the form reads them only if its rows are asked
+    for: a page's fresh form draws the region kept with its screen (`whole_screen`)."""
+    form = AdvanceForm(campaign=campaign, auto_id="advance-%s")
     form.in_play = in_play
     return form
 
@@ -475,7 +470,7 @@ def page_context(drawing: Drawing) -> dict[str, Any]:
     """A whole page: its regions come from the drawing; the rest (the clock form, the sheet's stats) from here."""
     context: dict[str, Any] = {"drawing": drawing, "campaign": drawing.campaign, "read_only": drawing.read_only}
     if drawing.view.screen == Screen.TABLE:
-        context["clock_form"] = clock_form(drawing.campaign, drawing.seen)
+        context["clock_form"] = clock_form(drawing.campaign)
         context["party_view_form"] = PartyViewForm(campaign=drawing.campaign)
     if drawing.view.screen == Screen.SHEET:
         context.update(sheet(drawing))

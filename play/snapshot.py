@@ -18,7 +18,7 @@ from django.db.models import Max, Q, QuerySet
 from campaigns.access import ROLES, ROSTER, Roster, roster_from, roster_of
 from campaigns.models import Campaign, Event, GameSession, Invitation
 from characters.models import Character
-from config.compiled import Compiled, together
+from config.compiled import Compiled, digests, together
 from play.cards import CAMPAIGN_ILLNESSES, CAMPAIGN_WOUNDS, ILLNESSES, WOUNDS, Card, cards_for, cards_from
 from play.checks import CALLS, CallGroup, CheckLine, open_calls, with_penalties
 from play.log import who_acted, who_of
@@ -69,6 +69,8 @@ class Snapshot:
     touched: frozenset[int] | None = None  # a change's characters, whose cards are read first (None: all at once)
     cards_read: dict[int, Card] = field(default_factory=dict)  # the cards read so far, by character id
     call_rows: list[CalledCheck] | None = None  # the calls' checks, when read ahead
+    ahead: bool = False  # read ahead (`read_ahead`)
+    digested: tuple[str, ...] = ()  # the digests of the rows read ahead, when asked for (`read_ahead`)
 
     def knowing(self, event: Event | None, newest: bool = True) -> Snapshot:
         """This snapshot with an event already read at hand: the log's new entry and, when it is the `newest` (the
@@ -81,11 +83,37 @@ class Snapshot:
                 self.__dict__["undoable"] = event.pk  # what the cached property would find: the newest event
         return self
 
-    def read_ahead(self, gm: bool, players: bool) -> Snapshot:
+    def read_ahead(self, gm: bool, players: bool, digested: bool = False) -> Snapshot:
         """This snapshot with what a drawing of its screens reads first, read together in one round trip to the
         database (config.compiled.together): the roster and the pending checks; the cards of the characters a change
         touched (every card without `touched`); for a GM's screen the log's latest page, the calls waiting and the
-        invitation links; for a player's, the campaign's members and game sessions (their shared recaps)."""
+        invitation links; for a player's, the campaign's members and game sessions (their shared recaps). With
+        `digested`, the digests of exactly those rows too, as `digest` gives them (in `self.digested`)."""
+        reads = self.reads(gm, players)
+        digests_read: list[str] | None = [] if digested else None
+        rows = dict(zip(reads, together(*reads.values(), digested=digests_read), strict=True))
+        self.ahead, self.digested = True, tuple(digests_read or ())
+        roster = self.__dict__["roster"] = roster_from(self.campaign, rows["roster"])
+        self.__dict__["pending"] = rows["pending"]
+        if "wounds" in rows:
+            carded = (
+                roster.characters if self.touched is None else [c for c in roster.characters if c.pk in self.touched]
+            )
+            self.cards_read.update(
+                (card.character.pk, card)
+                for card in cards_from(self.campaign, carded, rows["wounds"], rows["illnesses"])
+            )
+        if gm:
+            self.__dict__["log_page"] = self.read_heads(rows["heads"])
+            self.call_rows = rows["calls"]
+            self.__dict__["invitations"] = by_character(rows["invitations"])
+        if players:
+            roster.__dict__["roles"] = dict(rows["roles"])
+            self.__dict__["sessions"] = rows["sessions"]
+        return self
+
+    def reads(self, gm: bool, players: bool) -> dict[str, tuple[Compiled[Any], dict[str, Any]]]:
+        """What `read_ahead` reads, by name: each compiled query with its values."""
         pk = self.campaign.pk
         reads: dict[str, tuple[Compiled[Any], dict[str, Any]]] = {
             "roster": (ROSTER, {"campaign": pk}),
@@ -105,25 +133,11 @@ class Snapshot:
             }
         if players:
             reads |= {"roles": (ROLES, {"campaign": pk}), "sessions": (SESSIONS, {"campaign": pk})}
-        rows = dict(zip(reads, together(*reads.values()), strict=True))
-        roster = self.__dict__["roster"] = roster_from(self.campaign, rows["roster"])
-        self.__dict__["pending"] = rows["pending"]
-        if "wounds" in rows:
-            carded = (
-                roster.characters if self.touched is None else [c for c in roster.characters if c.pk in self.touched]
-            )
-            self.cards_read.update(
-                (card.character.pk, card)
-                for card in cards_from(self.campaign, carded, rows["wounds"], rows["illnesses"])
-            )
-        if gm:
-            self.__dict__["log_page"] = self.read_heads(rows["heads"])
-            self.call_rows = rows["calls"]
-            self.__dict__["invitations"] = by_character(rows["invitations"])
-        if players:
-            roster.__dict__["roles"] = dict(rows["roles"])
-            self.__dict__["sessions"] = rows["sessions"]
-        return self
+        return reads
+
+    def digest(self, gm: bool, players: bool) -> tuple[str, ...]:
+        """The digests of the rows `read_ahead` would read now (one round trip, no rows): equal digests, equal rows."""
+        return digests(*self.reads(gm, players).values())
 
     @cached_property
     def roster(self) -> Roster:

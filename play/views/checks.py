@@ -18,8 +18,9 @@ from play.answers import HtmxHttpRequest, answers_in_place, in_place, part, rend
 from play.checks import CheckLine, with_penalties
 from play.forms.checks import CheckAnswerForm, CheckCancelForm
 from play.log import outcome_lines
-from play.screens import Drawing, site_of, state_for, view_of
+from play.screens import Drawing, site_of, view_of
 from play.snapshot import Snapshot
+from play.touch import state_for
 from rules import actions
 from rules.models import CalledCheck
 

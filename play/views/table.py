@@ -37,15 +37,13 @@ from play.forms.party import PartyViewForm
 from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, log_page, sheet_log, table_log
 from play.preview import preview_in_words
 from play.screens import (
-    Drawing,
-    Screen,
     View,
     gm_drawing,
     page_context,
     site_of,
     view_of,
+    whole_drawing,
 )
-from play.snapshot import Snapshot
 from play.visits import since_last_visit
 from rules import actions
 
@@ -66,8 +64,7 @@ def screen_page(
     """A screen as a fresh load draws it: every region of it (play.screens), and its live stream's address; what
     only the owner may do (export, delete) is linked for the owner only (`is_owner`); the player's page and the GM's
     table with "Desde tu última visita" (play.visits), which a GET marks as seen."""
-    state = Snapshot(campaign).read_ahead(gm=view.screen == Screen.TABLE, players=not view.audience.is_gm)
-    drawing = Drawing(state, view, site_of(request), request)
+    drawing = whole_drawing(campaign, view, site_of(request), request)
     visit = since_last_visit(drawing, request.user) if request.method == "GET" else None
     context = {
         **page_context(drawing),

@@ -6,21 +6,31 @@ import re
 from collections.abc import Callable
 
 import pytest
+from django.contrib.auth.models import User
 
+from campaigns import access
 from campaigns.models import Campaign
 from characters.models import Character
-from play.kept import kept, titles
+from play.kept import Kept, kept, screens, titles
+from play.snapshot import Snapshot
 from rules import actions
 from rules.actions import DiseaseSheet, Sheet
 from rules.damage import Attack
 from rules.engine import DAY
 from rules.models import Category, Disease
 from tests.helpers import World, client_for, fall_ill, plague, reload
+from tests.regions import element_by_id, regions_in
 
 CSRF = re.compile(r'(name="csrfmiddlewaretoken" value=|"X-CSRFToken": )"[^"]*"')
+CSRF_INPUT = re.compile(r'<input type="hidden" name="csrfmiddlewaretoken" value="[A-Za-z0-9]{64}">')
 
 
-def screens(world: World) -> dict[str, str]:
+def forget_everything() -> None:
+    for drawings in (kept, titles, screens):
+        drawings.clear()
+
+
+def screens_of(world: World) -> dict[str, str]:
     """The GM's table, a player's page, and a sheet as its player and as the GM see it."""
     campaign, character = world.campaign_a.pk, world.char_a1.pk
     urls = {
@@ -50,7 +60,7 @@ def disease_edited(world: World) -> None:
     actions.add_disease(world.campaign_a, DiseaseSheet("Fiebre amarilla", Category.SERIOUS, -1, 1), by=world.gm_a)
     found = Disease.objects.get(campaign=world.campaign_a, name="Fiebre amarilla")
     fall_ill(world, world.char_a1, found)
-    screens(world)
+    screens_of(world)
     actions.edit_disease(world.campaign_a, found, DiseaseSheet("Fiebre negra", Category.SERIOUS, -3, 2), by=world.gm_a)
 
 
@@ -91,7 +101,7 @@ CHANGES: dict[str, Callable[[World], object]] = {
     "several removed": lambda w: actions.remove_characters(w.campaign_a, [w.char_a2, w.npc_a], by=w.gm_a),
     "removal undone": lambda w: (
         actions.remove_characters(w.campaign_a, [w.char_a2, w.npc_a], by=w.gm_a),
-        screens(w),
+        screens_of(w),
         actions.undo(w.campaign_a, by=w.gm_a),
     ),
 }
@@ -100,12 +110,11 @@ CHANGES: dict[str, Callable[[World], object]] = {
 @pytest.mark.parametrize("change", CHANGES)
 def test_a_kept_drawing_equals_a_fresh_one_after_any_change(world: World, change: str):
     actions.apply_damage(world.campaign_a, [world.char_a1, world.char_a2], Attack(amount=5), by=world.gm_a)
-    screens(world)  # what every screen shows is kept now
+    screens_of(world)  # what every screen shows is kept now
     CHANGES[change](world)
-    with_kept = screens(world)
-    kept.clear()
-    titles.clear()
-    fresh = screens(world)
+    with_kept = screens_of(world)
+    forget_everything()
+    fresh = screens_of(world)
     for name, html in fresh.items():
         assert with_kept[name] == html, (change, name)
     if change == "the actor's username changes":
@@ -118,9 +127,8 @@ def test_a_second_load_of_the_table_reads_no_entry_whole(
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=2), by=world.gm_a)
     client = client_for(world.gm_a)
     url = f"/campaigns/{world.campaign_a.pk}/"
-    kept.clear()
-    titles.clear()
-    with django_assert_max_num_queries(7):  # the undo button's entry and the log's, read whole to be worded
+    forget_everything()
+    with django_assert_max_num_queries(8):  # the rows, the undo button's entry and the log's, read whole to be worded
         client.get(url)
     with django_assert_num_queries(5):  # tests/play/test_fragments.py's TABLE_QUERIES, with no panel waiting
         second = client.get(url)
@@ -131,7 +139,89 @@ def test_cards_kept_for_one_campaign_are_not_another_campaigns(world: World):
     """Two characters with equal rows in two campaigns are drawn alike but link to their own campaign."""
     other = Campaign.objects.get(pk=world.campaign_b.pk)
     twin = Character.objects.create(campaign=other, name=world.npc_a.name, constitution=world.npc_a.constitution)
-    screens(world)
+    screens_of(world)
     page = client_for(world.gm_b).get(f"/campaigns/{other.pk}/").content.decode()
     assert f"/campaigns/{other.pk}/characters/{twin.pk}/" in page
     assert f"/campaigns/{world.campaign_a.pk}/" not in page
+
+
+def drawings_counted(monkeypatch) -> list[str]:
+    """The regions drawn from now on (play.screens.element), by name."""
+    from play import screens as screen_module
+
+    drawn: list[str] = []
+    real = screen_module.element
+
+    def counted(drawing, region, *args, **kwargs):
+        drawn.append(region.name)
+        return real(drawing, region, *args, **kwargs)
+
+    monkeypatch.setattr(screen_module, "element", counted)
+    return drawn
+
+
+def test_a_reload_and_another_gm_draw_no_region_and_read_no_rows(world: World, monkeypatch, django_assert_num_queries):
+    """A screen is kept whole (play.screens.whole_screen): a reload with nothing changed, and the co-GM's table, are
+    the owner's drawing with their own CSRF token, asked for by the digests of its rows (one query) instead of the
+    rows."""
+    url = f"/campaigns/{world.campaign_a.pk}/"
+    gm, co_gm_client = client_for(world.gm_a), client_for(world.co_gm)
+    first = gm.get(url).content.decode()
+    drawn = drawings_counted(monkeypatch)
+    with django_assert_num_queries(5):  # the session, the user, the campaign, the digests, the visit's mark
+        again = gm.get(url).content.decode()
+    co_gm = co_gm_client.get(url).content.decode()
+    assert drawn == []
+    assert CSRF.sub("", again) == CSRF.sub("", first) and "Aldara" in again
+    tokens = {CSRF.search(html).group() for html in (first, again, co_gm)}  # type: ignore[union-attr]
+    assert len(tokens) == 3  # each page its own token in its forms
+
+
+@pytest.mark.django_db(transaction=True)  # a stream's drawing gives its connection back, as on the hub's thread
+def test_the_stream_a_page_opens_sends_the_pages_drawing(world: World, monkeypatch, django_assert_num_queries):
+    from play.live_drawing import Seen, draw_state
+    from play.screens import view_of
+
+    page = client_for(world.player_a).get(f"/campaigns/{world.campaign_a.pk}/").content.decode()
+    drawn = drawings_counted(monkeypatch)
+    seen = Seen(view_of(access.audience_of(world.player_a, world.campaign_a)), "http://testserver", "es")
+    with django_assert_num_queries(2):  # the campaign and the digests: no rows
+        first = draw_state(seen)
+    assert drawn == [] and first is not None
+    for region in regions_in(first):
+        assert region.html == CSRF_INPUT.sub("", element_by_id(page, region.id).html), region.id
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=4), by=world.gm_a)
+    after = draw_state(seen)
+    assert "cards" in drawn and after is not None and after != first  # a change: drawn anew
+
+
+def test_a_change_behind_the_actions_back_is_drawn_anew(world: World, monkeypatch):
+    """What bumps no version (an account renamed, a row changed by hand) still changes the digests."""
+    url = f"/campaigns/{world.campaign_a.pk}/"
+    client_for(world.gm_a).get(url)
+    drawn = drawings_counted(monkeypatch)
+    User.objects.filter(pk=world.player_a.pk).update(username="ana-a-mano")
+    html = client_for(world.gm_a).get(url).content.decode()
+    assert "ana-a-mano" in html and "cards" in drawn
+
+
+@pytest.mark.parametrize(("gm", "players"), [(True, False), (False, True), (True, True), (False, False)])
+def test_the_digests_asked_for_are_those_of_the_rows_read(world: World, gm: bool, players: bool):
+    """A kept screen is found again only if asking for the digests gives what reading the rows gave."""
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=2), by=world.gm_a)
+    campaign = Campaign.objects.get(pk=world.campaign_a.pk)
+    empty = Campaign.objects.create(name="Vacía", gm=world.gm_a)
+    for each in (campaign, empty):
+        read = Snapshot(each).read_ahead(gm, players, digested=True).digested
+        assert Snapshot(each).digest(gm, players) == read
+    assert Snapshot(campaign).digest(gm, players) != Snapshot(empty).digest(gm, players)
+
+
+def test_screens_are_kept_by_their_weight():
+    drawings: Kept[str] = Kept(10, len)
+    for key, text in (("a", "xxxx"), ("b", "yyyy"), ("c", "zzzz")):
+        drawings.put(key, text)
+    assert drawings.peek("a") is None and drawings.peek("b") == "yyyy" and drawings.weight == 8
+    drawings.put("b", "y")
+    assert drawings.weight == 5
+    assert drawings.get("d", lambda: "w" * 20) == "w" * 20 and drawings.peek("b") is None  # one too big stays alone

@@ -198,14 +198,14 @@ def test_browsers_connecting_at_one_version_share_one_render_of_the_state(world:
     from play import live, live_drawing
     from play.screens import view_of
 
-    renders: list[tuple] = []
-    real = live_drawing.draw
+    renders: list[tuple] = []  # the hub's drawings of a whole screen (none of these screens was drawn before)
+    real = live_drawing.draw_state
 
     def counted(*args):
         renders.append(args)
         return real(*args)
 
-    monkeypatch.setattr(live_drawing, "draw", counted)
+    monkeypatch.setattr(live, "draw_state", counted)
     hub = live.Hub()
 
     def seen(user, sheet: int | None = None, language: str = "es") -> live_drawing.Seen:

@@ -189,8 +189,9 @@ def test_a_player_with_no_character_left_reads_nothing(world: World):
     assert TITLE not in page(client, world)
 
 
-def test_the_panel_costs_the_table_one_query_more(world: World):
-    """tests/play/test_fragments.py's TABLE_QUERIES counts the mark; a panel adds the stretch's one query."""
+def test_the_panel_costs_the_table_two_queries_more(world: World):
+    """tests/play/test_fragments.py's TABLE_QUERIES counts the mark; a panel adds the stretch's query and, the screen
+    being kept whole (its rows not read: play.screens.whole_screen), the characters it names."""
     client = client_for(world.gm_a)
     page(client, world)
     hurt(world, [world.char_a1])
@@ -203,7 +204,7 @@ def test_the_panel_costs_the_table_one_query_more(world: World):
     reset_queries()
     with CaptureQueriesContext(connection) as queries:
         assert TITLE not in page(client, world)
-    assert with_panel == len(queries) + 1 <= 11
+    assert with_panel == len(queries) + 2 <= 11
 
 
 def test_the_players_page_costs_one_query_for_the_mark_and_one_for_a_panel(world: World, django_assert_num_queries):
@@ -214,13 +215,18 @@ def test_the_players_page_costs_one_query_for_the_mark_and_one_for_a_panel(world
         assert TITLE not in page(client, world)
     hurt(world, [world.char_a1])
     reset_queries()
-    with django_assert_num_queries(PAGE_QUERIES + 1):
+    with django_assert_num_queries(PAGE_QUERIES + 2):  # the page changed: its rows are read; and the panel's stretch
+        assert TITLE in page(client, world)
+    reset_queries()
+    with django_assert_num_queries(PAGE_QUERIES + 2):  # unchanged, kept whole: the panel's stretch and characters
         assert TITLE in page(client, world)
 
 
-# A player's page: the session, the user, the campaign; the visit's mark (play.visits); the members, the characters,
-# the checks waiting, the wounds, the illnesses and the game sessions (their shared recaps), read together in one round
-# trip (play.snapshot.read_ahead). A panel adds the stretch (one more when checks were called in it).
+# A player's page, on a reload with nothing new: the session, the user, the campaign; the digests of the rows its
+# regions are drawn from (the members, the characters, the checks waiting, the wounds, the illnesses and the game
+# sessions): the screen is kept whole under them (play.screens.whole_screen), and those rows are read, together in
+# one round trip (play.snapshot.read_ahead), only when it is not; the visit's mark (play.visits). A panel adds the
+# stretch (one more when checks were called in it) and the characters it names.
 PAGE_QUERIES = 5
 
 
