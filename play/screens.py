@@ -77,6 +77,7 @@ class Drawing:
     request: HttpRequest | None = None  # a page or an answer (CSRF tokens for forms without script); None: a stream
     touch: Touch = EVERYTHING
     marked: bool = False  # drawn to be kept (play.kept): marks where the CSRF token and the version go
+    holes: bool = False  # a page's content drawn to be kept: a hole where each region goes (play.pages)
 
     @property
     def campaign(self) -> Campaign:
@@ -383,6 +384,11 @@ SCREENS: dict[Screen, list[Region]] = {
 REGIONS = {region.name: region for regions in SCREENS.values() for region in regions}
 
 
+def hole(name: str) -> SafeString:
+    """Where a region goes in a page's content kept without it (play.pages)."""
+    return mark_safe(f"\x00r:{name}\x00")  # noqa: S308 — a name of REGIONS
+
+
 def draw_region(
     drawing: Drawing, name: str, card: Card | None = None, given: dict[str, Any] | None = None
 ) -> SafeString:
@@ -391,6 +397,8 @@ def draw_region(
     if region.per_card:
         assert card is not None
         return element(drawing, region, {}, f"{name}-{card.character.pk}", card)
+    if given is None and drawing.holes:
+        return hole(name)
     if given is None and drawing.regions is not None:
         return fill(drawing.regions[name], drawing.csrf_token, drawing.campaign.version)
     return element(drawing, region, region.draw(drawing) if given is None else given)
@@ -464,17 +472,6 @@ def clock_form(campaign: Campaign, in_play: list[Character] | None = None) -> Ad
     form = AdvanceForm(campaign=campaign, auto_id="advance-%s")
     form.in_play = in_play
     return form
-
-
-def page_context(drawing: Drawing) -> dict[str, Any]:
-    """A whole page: its regions come from the drawing; the rest (the clock form, the sheet's stats) from here."""
-    context: dict[str, Any] = {"drawing": drawing, "campaign": drawing.campaign, "read_only": drawing.read_only}
-    if drawing.view.screen == Screen.TABLE:
-        context["clock_form"] = clock_form(drawing.campaign)
-        context["party_view_form"] = PartyViewForm(campaign=drawing.campaign)
-    if drawing.view.screen == Screen.SHEET:
-        context.update(sheet(drawing))
-    return context
 
 
 def gm_drawing(

@@ -35,11 +35,11 @@ from play.forms.damage import DamageForm, ExposeForm
 from play.forms.fields import digits, posted
 from play.forms.party import PartyViewForm
 from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, log_page, sheet_log, table_log
+from play.pages import page
 from play.preview import preview_in_words
 from play.screens import (
     View,
     gm_drawing,
-    page_context,
     site_of,
     view_of,
     whole_drawing,
@@ -66,13 +66,7 @@ def screen_page(
     table with "Desde tu última visita" (play.visits), which a GET marks as seen."""
     drawing = whole_drawing(campaign, view, site_of(request), request)
     visit = since_last_visit(drawing, request.user) if request.method == "GET" else None
-    context = {
-        **page_context(drawing),
-        "stream_url": stream_url(campaign, view),
-        "is_owner": is_owner,
-        "visit": visit,
-    }
-    return render(request, template, context)
+    return page(request, template, drawing, {"stream_url": stream_url(campaign, view), "is_owner": is_owner}, visit)
 
 
 @require_safe

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from campaigns import access
 from campaigns.models import Campaign
 from characters.models import Character
-from play.kept import Kept, kept, screens, titles
+from play.kept import Kept, contents, kept, screens, titles
 from play.snapshot import Snapshot
 from rules import actions
 from rules.actions import DiseaseSheet, Sheet
@@ -26,7 +26,7 @@ CSRF_INPUT = re.compile(r'<input type="hidden" name="csrfmiddlewaretoken" value=
 
 
 def forget_everything() -> None:
-    for drawings in (kept, titles, screens):
+    for drawings in (kept, titles, screens, contents):
         drawings.clear()
 
 
@@ -225,3 +225,55 @@ def test_screens_are_kept_by_their_weight():
     drawings.put("b", "y")
     assert drawings.weight == 5
     assert drawings.get("d", lambda: "w" * 20) == "w" * 20 and drawings.peek("b") is None  # one too big stays alone
+
+
+def contents_drawn(monkeypatch) -> list[str]:
+    """The pages' contents drawn from now on (play.pages: a template's partial "screen")."""
+    from play import pages
+
+    drawn: list[str] = []
+    real = pages.render_to_string
+
+    def counted(template, *args, **kwargs):
+        if template.endswith("#screen"):
+            drawn.append(template)
+        return real(template, *args, **kwargs)
+
+    monkeypatch.setattr(pages, "render_to_string", counted)
+    return drawn
+
+
+def test_a_pages_content_is_kept_under_what_it_shows(world: World, monkeypatch):
+    """A reload draws the page's content again only when something it shows besides its regions changed: the owner's
+    links are not a co-GM's, and a campaign or a GM renamed behind the actions' back is drawn anew."""
+    url = f"/campaigns/{world.campaign_a.pk}/"
+    owner, co_gm, player = client_for(world.gm_a), client_for(world.co_gm), client_for(world.player_a)
+    for client in (owner, co_gm, player):
+        client.get(url)
+    drawn = contents_drawn(monkeypatch)
+    pages = {name: client.get(url).content.decode() for name, client in [("owner", owner), ("co-GM", co_gm)]}
+    assert drawn == []
+    export = f"/campaigns/{world.campaign_a.pk}/export/"
+    assert export in pages["owner"] and export not in pages["co-GM"]
+    User.objects.filter(pk=world.gm_a.pk).update(username="narradora-a-mano")
+    assert "Narra narradora-a-mano." in player.get(url).content.decode()
+    assert drawn == ["campaign_player.html#screen"]
+    Campaign.objects.filter(pk=world.campaign_a.pk).update(name="La Cripta Nueva")
+    assert "La Cripta Nueva" in owner.get(url).content.decode() and drawn[1:] == ["campaign.html#screen"]
+
+
+def test_a_page_for_an_audience_no_longer_in_the_campaign_is_not_found(world: World, rf):
+    """Asked between the access check and the drawing (a player removed meanwhile): a 404, never someone's screen."""
+    from django.http import Http404
+
+    from play.pages import page
+    from play.screens import view_of, whole_drawing
+
+    request = rf.get(f"/campaigns/{world.campaign_a.pk}/")
+    request.user = world.outsider
+    outsider = access.Audience(world.campaign_a.pk, world.outsider.pk, is_gm=False)
+    drawing = whole_drawing(
+        Campaign.objects.get(pk=world.campaign_a.pk), view_of(outsider), "http://testserver", request
+    )
+    with pytest.raises(Http404):
+        page(request, "campaign_player.html", drawing, {"stream_url": "", "is_owner": False}, None)
