@@ -11,7 +11,6 @@ panel. A reload draws nothing again but that panel.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Any
 
@@ -23,9 +22,8 @@ from django.utils.safestring import mark_safe
 from play.context_processors import site
 from play.forms.party import PartyViewForm
 from play.kept import CSRF_MARK, contents, fill, row_state
-from play.screens import KEPT_WHOLE, Drawing, Screen, clock_form, sheet
+from play.screens import HOLES, KEPT_WHOLE, Drawing, Screen, clock_form, sheet
 
-HOLES = re.compile("\x00r:([^\x00]+)\x00")  # play.screens.hole
 VISIT_MARK = "\x00visit\x00"
 PANEL = "components/since_visit.html"  # "Desde tu última visita" (play.visits)
 

@@ -11,6 +11,7 @@ Every region is marked with the campaign version it was drawn at, so that an old
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -382,6 +383,9 @@ SCREENS: dict[Screen, list[Region]] = {
 }
 
 REGIONS = {region.name: region for regions in SCREENS.values() for region in regions}
+
+
+HOLES = re.compile("\x00r:([^\x00]+)\x00")  # each `hole` in a page's content, and the region that goes there
 
 
 def hole(name: str) -> SafeString:
