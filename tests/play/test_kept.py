@@ -18,7 +18,7 @@ from rules.actions import DiseaseSheet, Sheet
 from rules.damage import Attack
 from rules.engine import DAY
 from rules.models import Category, Disease
-from tests.helpers import World, client_for, fall_ill, plague, reload
+from tests.helpers import World, client_for, fall_ill, on_a_thread, plague, reload
 from tests.regions import element_by_id, regions_in
 
 CSRF = re.compile(r'(name="csrfmiddlewaretoken" value=|"X-CSRFToken": )"[^"]*"')
@@ -182,7 +182,8 @@ def test_the_stream_a_page_opens_sends_the_pages_drawing(world: World, monkeypat
     from play.live_drawing import Seen, draw_state
     from play.screens import view_of
 
-    page = client_for(world.player_a).get(f"/campaigns/{world.campaign_a.pk}/").content.decode()
+    client, url = client_for(world.player_a), f"/campaigns/{world.campaign_a.pk}/"
+    page = on_a_thread(lambda: client.get(url).content.decode())  # Playwright's loop may be on this thread
     drawn = drawings_counted(monkeypatch)
     seen = Seen(view_of(access.audience_of(world.player_a, world.campaign_a)), "http://testserver", "es")
     with django_assert_num_queries(2):  # the campaign and the digests: no rows
