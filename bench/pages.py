@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 
 import httpx
 from django.contrib.auth import get_user_model
@@ -18,6 +19,8 @@ from bench.crowd import HOST, Stats, session, start_app, stats
 from campaigns.models import Campaign, Membership
 from characters.models import Character
 from play.forms.damage import DamageForm
+from rules import actions
+from rules.damage import Attack
 
 made = 0
 
@@ -43,33 +46,59 @@ def make_crowd(size: int) -> tuple[Campaign, User]:
     return campaign, gm
 
 
-def query_count(user: User, url: str) -> int:
+def query_count(user: User, url: str, before: Callable[[], object]) -> int:
     client = Client(HTTP_HOST=HOST)
     client.force_login(user)
     with override_settings(ROOT_URLCONF="bench.urls"):
         client.get(url)  # the first request warms caches (translations, templates)
+        before()
         with CaptureQueriesContext(connection) as queries:
             response = client.get(url)
     assert response.status_code == 200, (url, response.status_code)
     return len(queries)
 
 
+def nothing() -> None:
+    pass
+
+
+def a_change(campaign: Campaign, gm: User) -> Callable[[], object]:
+    """One PG of damage to the next of the campaign's characters, by the GM (outside the timed GET)."""
+    characters = list(campaign.characters.order_by("pk"))
+    made = [0]
+
+    def change() -> None:
+        made[0] += 1
+        actions.apply_damage(campaign, [characters[made[0] % len(characters)]], Attack(amount=1), by=gm)
+
+    return change
+
+
 def run_gets(count: int) -> list[tuple[str, Stats, int]]:
+    """The table's GET again and again with nothing changed in between (the goal's: what the process keeps of a
+    screen is then current, play.screens.whole_screen), and right after a change (drawn anew), against the minimal
+    view; interleaved."""
     crowds = {size: make_crowd(size) for size in (4, 40)}
-    pages = [(f"table, {size} characters", f"/campaigns/{c.pk}/", gm) for size, (c, gm) in crowds.items()]
+    pages: list[tuple[str, str, User, Callable[[], object]]] = [
+        (f"table, {size} characters", f"/campaigns/{c.pk}/", gm, nothing) for size, (c, gm) in crowds.items()
+    ]
     campaign, gm = crowds[40]
-    pages.append(("minimal view, 1 query", f"/bench/minimal/{campaign.pk}/", gm))
-    counts = [query_count(user, url) for _label, url, user in pages]
+    pages.append(
+        ("table, 40 characters, each GET after a change", f"/campaigns/{campaign.pk}/", gm, a_change(campaign, gm))
+    )
+    pages.append(("minimal view, 1 query", f"/bench/minimal/{campaign.pk}/", gm, nothing))
+    counts = [query_count(user, url, before) for _label, url, user, before in pages]
     server = start_app("bench.settings")
     times: list[list[float]] = [[] for _ in pages]
     try:
         clients = []
-        for _label, _url, user in pages:
+        for _label, _url, user, _before in pages:
             client = httpx.Client(base_url=server.base, timeout=30)
             client.cookies.set("sessionid", session(user).split("=", 1)[1])
             clients.append(client)
         for round_ in range(count + 20):  # interleaved, so drift hits each alike; the first 20 warm up
-            for i, ((_label, url, _user), client) in enumerate(zip(pages, clients, strict=True)):
+            for i, ((_label, url, _user, before), client) in enumerate(zip(pages, clients, strict=True)):
+                before()
                 started = time.perf_counter()
                 response = client.get(url)
                 elapsed = time.perf_counter() - started
@@ -80,7 +109,7 @@ def run_gets(count: int) -> list[tuple[str, Stats, int]]:
             client.close()
     finally:
         server.stop()
-    return [(label, stats(t), n) for (label, _url, _user), t, n in zip(pages, times, counts, strict=True)]
+    return [(label, stats(t), n) for (label, _url, _user, _before), t, n in zip(pages, times, counts, strict=True)]
 
 
 def print_gets(gets: list[tuple[str, Stats, int]], count: int) -> None:

@@ -88,7 +88,7 @@ SCREEN_CHARACTERS = 16_000_000
 screens: Kept[dict[str, SafeString] | None] = Kept(
     SCREEN_CHARACTERS, lambda regions: sum(map(len, (regions or {}).values()))
 )
-contents: Kept[str] = Kept(SCREEN_CHARACTERS // 8, len)  # pages' content around their regions (play.pages)
+contents: Kept[SafeString] = Kept(SCREEN_CHARACTERS // 8, len)  # pages' content around their regions (play.pages)
 
 
 # What {% csrf_token %} draws with the mark for a token.

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 
 from play.context_processors import site
 from play.forms.party import PartyViewForm
@@ -44,21 +44,32 @@ def page(request: HttpRequest, template: str, drawing: Drawing, shown: dict[str,
     account's "Desde tu última visita" panel (`visit`)."""
     if drawing.view.screen not in KEPT_WHOLE:  # a sheet: drawn all of it
         return render(request, template, {**page_context(drawing), **shown, "visit": visit})
-    regions = drawing.regions
-    if regions is None:
-        raise Http404  # the audience may no longer see the campaign: removed since its access was asked
     shown = {**shown, "live_updates": site(request)["live_updates"]}
+    campaign = drawing.campaign
+    panel = "" if visit is None else render_to_string(PANEL, {"visit": visit, "campaign": campaign}, request)
+    regions = drawing.regions
+    if regions is None:  # a member the live screens no longer serve (no character left here): drawn, not kept
+        context = {**page_context(drawing), **shown, "since_visit": panel}
+        content: str = render_to_string(f"{template}#screen", context, request)
+    else:  # the content kept, made whole: the regions kept, this page's token, this account's panel
+        token, version = drawing.csrf_token, campaign.version
+        content = HOLES.sub(
+            lambda found: fill(regions[found[1]], token, version), kept_content(drawing, template, shown)
+        )
+        content = fill(mark_safe(content), token, version).replace(VISIT_MARK, panel)  # noqa: S308 — templates' own
+    return render(request, template, {"campaign": campaign, "content": mark_safe(content)})  # noqa: S308 — templates' own
+
+
+def kept_content(drawing: Drawing, template: str, shown: dict[str, Any]) -> SafeString:
+    """A page's content with a hole where each region goes and the marks of play.kept, kept under everything else it
+    shows."""
     audience, campaign = drawing.audience, drawing.campaign
     where = (template, audience.campaign_id, audience.player_id, drawing.view.screen, drawing.site)
     key = (*where, row_state(campaign), row_state(campaign.gm), tuple(sorted(shown.items())))
 
-    def draw() -> str:
+    def draw() -> SafeString:
         holed = replace(drawing, request=None, marked=True, holes=True)
         context = {**page_context(holed), **shown, "csrf_token": CSRF_MARK, "since_visit": VISIT_MARK}
-        return render_to_string(f"{template}#screen", context)
+        return mark_safe(render_to_string(f"{template}#screen", context))  # noqa: S308 — a template's own output
 
-    token, version = drawing.csrf_token, campaign.version
-    content = HOLES.sub(lambda found: fill(regions[found[1]], token, version), contents.get(key, draw))
-    panel = "" if visit is None else render_to_string(PANEL, {"visit": visit, "campaign": campaign}, request)
-    content = fill(mark_safe(content), token, version).replace(VISIT_MARK, panel)  # noqa: S308 — templates' own
-    return render(request, template, {"campaign": campaign, "content": mark_safe(content)})  # noqa: S308
+    return contents.get(key, draw)

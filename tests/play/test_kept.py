@@ -263,18 +263,18 @@ def test_a_pages_content_is_kept_under_what_it_shows(world: World, monkeypatch):
     assert "La Cripta Nueva" in owner.get(url).content.decode() and drawn[1:] == ["campaign.html#screen"]
 
 
-def test_a_page_for_an_audience_no_longer_in_the_campaign_is_not_found(world: World, rf):
-    """Asked between the access check and the drawing (a player removed meanwhile): a 404, never someone's screen."""
-    from django.http import Http404
+def test_a_member_with_no_character_left_gets_a_page_drawn_and_never_kept(world: World, monkeypatch):
+    """A member whose characters were all given away may still open the page (empty: no stream serves it); it is
+    drawn each time, and nothing of it is kept."""
+    from characters.models import Character
 
-    from play.pages import page
-    from play.screens import view_of, whole_drawing
-
-    request = rf.get(f"/campaigns/{world.campaign_a.pk}/")
-    request.user = world.outsider
-    outsider = access.Audience(world.campaign_a.pk, world.outsider.pk, is_gm=False)
-    drawing = whole_drawing(
-        Campaign.objects.get(pk=world.campaign_a.pk), view_of(outsider), "http://testserver", request
-    )
-    with pytest.raises(Http404):
-        page(request, "campaign_player.html", drawing, {"stream_url": "", "is_owner": False}, None)
+    client, url = client_for(world.player_a2), f"/campaigns/{world.campaign_a.pk}/"
+    Character.objects.filter(player=world.player_a2).update(player=None)
+    drawn = contents_drawn(monkeypatch)
+    regions = drawings_counted(monkeypatch)
+    kept_before = (len(screens.drawings), len(contents.drawings))
+    for _ in range(2):
+        response = client.get(url)
+        assert response.status_code == 200 and "Tus personajes" in response.content.decode()
+    assert drawn == ["campaign_player.html#screen"] * 2 and regions.count("cards") == 2  # drawn each time
+    assert (len(screens.drawings), len(contents.drawings)) == kept_before
