@@ -62,8 +62,6 @@ class Kept[V]:
             return html
 
     def put(self, key: Hashable, html: V) -> V:
-        if html is None:
-            return html  # nothing drawn (a screen its audience may no longer see): nothing kept
         key = (key, get_language(), get_script_prefix())
         with self.lock:
             if key in self.drawings:
@@ -85,9 +83,7 @@ titles: Kept[str] = Kept(SIZE // 4)  # what undo buttons name, in plain words (t
 # Whole screens, each as its regions by name (play.screens.whole_screen), weighed by their characters: some 120 GM
 # tables of 40 characters, or 3 of 2,000.
 SCREEN_CHARACTERS = 16_000_000
-screens: Kept[dict[str, SafeString] | None] = Kept(
-    SCREEN_CHARACTERS, lambda regions: sum(map(len, (regions or {}).values()))
-)
+screens: Kept[dict[str, SafeString]] = Kept(SCREEN_CHARACTERS, lambda regions: sum(map(len, regions.values())))
 contents: Kept[SafeString] = Kept(SCREEN_CHARACTERS // 8, len)  # pages' content around their regions (play.pages)
 
 
