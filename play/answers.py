@@ -5,18 +5,25 @@ needs: the form it came from closed, words for a screen reader, where the keyboa
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
 from functools import wraps
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
+from django.urls import get_script_prefix
+from django.utils import translation
 from django.utils.html import format_html
 from django_htmx.http import reswap
 from django_htmx.middleware import HtmxDetails
 
+from campaigns.access import table_of
 from campaigns.models import Campaign
+from play import live
 from play.forms.party import PartyViewForm
-from play.screens import Drawing, changes, clock_form, gm_drawing
-from play.touch import Touch, state_for, touch_of
+from play.live_drawing import Seen, draw_views, keep, promises, state_of
+from play.screens import Drawing, Screen, View, changes, clock_form, site_of
+from play.touch import Touch, touch_of
 from rules import actions, notify
 
 
@@ -52,19 +59,26 @@ def answers_in_place(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
     @wraps(view)
     def acting(request: HtmxHttpRequest, *args: object, **kwargs: object) -> HttpResponse:
         token = notify.acting_tab.set(notify.tab_or_nothing(request.headers.get("X-Tab")) if request.htmx else "")
+        made: list[Future[dict[Seen, str | None] | None]] = []
+        told = notify.on_logged.set(lambda campaign_id, event_id: made.append(promises.promise(campaign_id, event_id)))
         try:
             return view(request, *args, **kwargs)
         finally:
+            notify.on_logged.reset(told)
             notify.acting_tab.reset(token)
+            for future in made:
+                keep(future, None)  # not drawn for the streams (a refusal, a page, another answer): the listener draws
 
     return acting
 
 
-def in_place(drawing: Drawing, parts: list[str], focus: str) -> HttpResponse:
+def in_place(drawing: Drawing | str, parts: list[str], focus: str) -> HttpResponse:
     """The answer to an action from a screen: the regions of that screen it touched, drawn as its stream would draw
-    them, and what else the acting tab needs (the form it came from closed, words for a screen reader); static/js/
-    screen.js puts each in place and moves the focus to `focus` (unless the person has typed on meanwhile)."""
-    response = HttpResponse(changes(drawing) + "".join(parts))
+    them (or already drawn so), and what else the acting tab needs (the form it came from closed, words for a screen
+    reader); static/js/screen.js puts each in place and moves the focus to `focus` (unless the person has typed on
+    meanwhile)."""
+    drawn = drawing if isinstance(drawing, str) else changes(drawing)
+    response = HttpResponse(drawn + "".join(parts))
     response["X-Regions"] = "1"
     response["X-Focus"] = focus
     return reswap(response, "none")
@@ -101,8 +115,7 @@ def render_changes(
     else:
         campaign.refresh_from_db()
     touch = touched_by(outcome)
-    state = state_for(campaign, touch).knowing(outcome.event).read_ahead(gm=True, players=False)
-    drawing = gm_drawing(campaign, request, touch, state)
+    drawing, drawn = drawn_here(request, campaign, outcome, touch)
     parts = [part("announce", announce or announcement(outcome)), part("said", said)]
     if closed_slot == "advance":
         form = clock_form(campaign, drawing.seen)
@@ -115,4 +128,22 @@ def render_changes(
         parts.append(part("party-view", render_to_string("components/party_view_control.html", control, request)))
     elif closed_slot == "party" or closed_slot.isdigit():
         parts.append(part(f"slot-{closed_slot}"))
-    return in_place(drawing, parts, focus or focus_of(closed_slot, outcome))
+    return in_place(drawn, parts, focus or focus_of(closed_slot, outcome))
+
+
+def drawn_here(
+    request: HtmxHttpRequest, campaign: Campaign, outcome: actions.Outcome, touch: Touch
+) -> tuple[Drawing, str]:
+    """The acting GM's table as the change left it, and what it touched of it as its stream would draw it; drawn
+    with the change's message for every view this process's streams show (play.live_drawing.Promises), from one
+    read of the campaign's rows: the listener then has nothing to read or draw when it hears of the change."""
+    event = outcome.event
+    future = promises.of(campaign.pk, None if event is None else event.pk)
+    views = live.hub.views_of(campaign.pk, notify.acting_tab.get()) if future is not None else set()
+    state = state_of(campaign, touch, views, event, newest=True, gm=True)  # `event` was logged under the lock
+    table = View(table_of(campaign), Screen.TABLE)
+    seen = Seen(table, site_of(request), translation.get_language() or settings.LANGUAGE_CODE, get_script_prefix())
+    drawn = draw_views({*views, seen}, touch, state)
+    if future is not None:
+        keep(future, {view: drawn[view] for view in views})
+    return Drawing(state, table, seen.site, None, touch), drawn[seen] or ""

@@ -5,7 +5,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from django.db import DEFAULT_DB_ALIAS
 from django.utils.translation import gettext as _
@@ -19,11 +19,14 @@ from rules import engine, explained, mapping
 from rules.models import Illness, Wound, WoundKind
 from rules.signs import signed
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 
 @dataclass
 class WoundLine:
     kind: str
-    label: str
+    label: "StrOrPromise"  # drawn in the view's language: a card's lines are worked out once for every view of a change
     outstanding: int
     healing_time: int | None  # campaign seconds until healed; None: waits for a cure, or the character is dead
     treated: bool
@@ -62,8 +65,9 @@ class Card:
     def band(self) -> str:
         return band_of(self.health)
 
-    @cached_property
+    @property
     def penalty_text(self) -> list[str]:
+        """In the language it is drawn in (not kept: one card serves every view of a change, in their languages)."""
         return penalty_words(self.health)
 
     @cached_property
@@ -178,7 +182,7 @@ def wound_lines(health: engine.Health) -> list[WoundLine]:
     return [
         WoundLine(
             kind,
-            str(labels[kind]),
+            labels[kind],
             outstanding[kind],
             engine.healing_time(health, kind),
             treated[kind],

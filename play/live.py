@@ -3,7 +3,8 @@
 One listener per server process holds its own autocommit connection and LISTENs on the channel of rules.notify,
 whose Change names the campaign, the event logged, the changed characters and the browser tab that acted. For each
 campaign that has watchers, the process draws what the change touched once per view — an audience (the GM, or one
-player) looking at one screen (play.screens), in one language — and hands the same bytes to every client of that
+player) looking at one screen (play.screens), in one language; the request that made the change draws it when it ran
+in this process (play.live_drawing.Promises) — and hands the same bytes to every client of that
 view through a bounded queue, except the tab that acted, which had them in the answer to its request: each change
 reaches each screen once. A client whose queue is full is dropped, never waited for; its browser reconnects and gets
 the whole screen first. Every process listens, so a change made through one process reaches browsers connected to any
@@ -38,7 +39,7 @@ from django.views.decorators.http import require_GET
 from campaigns import access
 from campaigns.models import Campaign
 from play import sessions
-from play.live_drawing import Seen, campaign_version, draw_change, draw_state, sse
+from play.live_drawing import Seen, campaign_version, draw_change, draw_state, message, promises, sse
 from play.screens import view_of
 from play.visits import stream_ended
 from rules import notify
@@ -47,12 +48,15 @@ logger = logging.getLogger(__name__)
 
 QUEUE_SIZE = 64  # messages a client may fall behind before it is dropped
 HEARTBEAT_SECONDS = 15.0
+# What a queue carries besides changes' messages (bytes, encoded once for all their clients): these words.
 RESYNC = "resync"  # put in queues after the listener reconnects: notifications may have been missed
+BEAT = "beat"  # put in every queue every HEARTBEAT_SECONDS: a heartbeat is sent, or the end if the session expired
 GONE = "gone"  # the campaign is gone, or this audience may no longer watch it: its streams end
 SESSION = "session"  # the session behind the stream ended: its stream ends
 SESSION_RECHECK_SECONDS = 2.0  # an account changed: a session found invalid is asked again this much later
 SESSION_SWEEP_SECONDS = 10.0  # and every this often, all the sessions of this process's streams are asked
 NEVER_STARTED_SECONDS = 30.0  # a stream registered whose response never began is forgotten after this
+PROMISE_SECONDS = 5.0  # a request's drawing of its change not kept by then (it cannot be: a hung request) is made here
 
 
 @dataclass(eq=False)
@@ -62,7 +66,7 @@ class Watcher:
     session: str  # a digest of its session key (sessions.session_digest): a logout elsewhere ends the stream
     expires: datetime | None = None  # when its session expires: the stream ends then
     key: str = ""  # its session key, kept in this process only: is it still valid (sessions.invalid_sessions)
-    queue: asyncio.Queue[tuple[str, int]] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))  # and its event
+    queue: asyncio.Queue[tuple[bytes | str, int]] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))  # event
     dropped: bool = False
     opened: float = field(default_factory=time.monotonic)  # registered then (campaign_stream)
     started: bool = False  # its response began (stream): until then it only holds a place
@@ -89,12 +93,13 @@ class Hub:
         # browser that connects at that version gets the same bytes, made once (a reconnect storm costs one per view,
         # not one per browser), from the screen kept whole when a page or another stream drew it already
         # (play.screens.whole_screen, kept under everything it is drawn from).
-        self.states: dict[Seen, tuple[int, asyncio.Future[str | None]]] = {}
+        self.states: dict[Seen, tuple[int, asyncio.Future[bytes | None]]] = {}
         # Set while the LISTEN connection listens: a stream draws its first screen only then, so that no change can
         # commit between that drawing and the first notification this process hears.
         self.listening = False
         self.checks: set[asyncio.Task[None]] = set()  # Hub.check_sessions running (kept: a task must be referenced)
         self.sweeper: asyncio.Task[None] | None = None  # Hub.sweep, while there are watchers
+        self.beater: asyncio.Task[None] | None = None  # Hub.beat, while there are watchers
         self.admitting: dict[str, tuple[asyncio.Lock, int]] = {}  # one_at_a_time: by session key, its lock and users
         # What this process has heard of each campaign: the count of changes heard (of all campaigns) when it heard
         # its latest, and how many times the LISTEN connection was made. See `mark`.
@@ -126,8 +131,9 @@ class Hub:
             else:
                 self.admitting[key] = (lock, users - 1)
 
-    async def state(self, seen: Seen, version: int | None = None) -> str | None:
-        """The whole current screen for one view; None when the audience may no longer watch. `version`: the
+    async def state(self, seen: Seen, version: int | None = None) -> bytes | None:
+        """The whole current screen for one view, as its streams send it; None when the audience may no longer watch.
+        `version`: the
         campaign's, read by a stream's connect with no change heard since (Watcher.version), else read here."""
         # Read before drawing: what is drawn is then at least as new as the version it is filed under.
         if version is None:
@@ -137,7 +143,7 @@ class Hub:
         known = self.states.get(seen)
         if known is not None and known[0] == version and not (known[1].done() and known[1].exception()):
             return await asyncio.shield(known[1])
-        drawn: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        drawn: asyncio.Future[bytes | None] = asyncio.get_running_loop().create_future()
         self.states[seen] = (version, drawn)
         try:
             text = await sync_to_async(draw_state, thread_sensitive=False)(seen)
@@ -145,10 +151,11 @@ class Hub:
             drawn.set_exception(error)
             drawn.exception()  # retrieved: no "never retrieved" warning when nobody else was waiting
             raise
-        drawn.set_result(text)
-        if text is None:
+        data = None if text is None else text.encode()  # once for all the browsers that connect at this version
+        drawn.set_result(data)
+        if data is None:
             self.states.pop(seen, None)
-        return text
+        return data
 
     def watch(self, watcher: Watcher) -> Watcher:
         self.watchers[watcher.campaign_id].add(watcher)
@@ -156,6 +163,8 @@ class Hub:
             self.listener = asyncio.create_task(self.listen())
         if self.sweeper is None or self.sweeper.done():
             self.sweeper = asyncio.create_task(self.sweep())
+        if self.beater is None or self.beater.done():
+            self.beater = asyncio.create_task(self.beat())
         return watcher
 
     def streams_of(self, user_id: int) -> int:
@@ -255,9 +264,14 @@ class Hub:
         watching = self.watchers.get(change.campaign_id)
         if not watching:
             return
-        # One drawing per view, not per client: the cost does not grow with the number of browsers.
-        views = {watcher.seen for watcher in watching if not (change.tab and watcher.tab == change.tab)}
-        by_view = await sync_to_async(draw_change, thread_sensitive=True)(change, views)
+        # One drawing per view, not per client: the cost does not grow with the number of browsers. The request that
+        # made the change may have drawn it for this process's views already (Promises); a view it did not know of
+        # (a stream opened since) is drawn here.
+        views, drawn = self.views_of(change.campaign_id, change.tab), await self.promised(change)
+        missing = views - drawn.keys()
+        if missing:
+            drawn |= await sync_to_async(draw_change, thread_sensitive=True)(change, missing)
+        by_view = {seen: message(html) for seen, html in drawn.items()}
         for watcher in list(watching):
             text, acted = by_view.get(watcher.seen, ""), bool(change.tab and watcher.tab == change.tab)
             if change.event is not None and text == "":  # nothing to send: its screen is current up to the change
@@ -268,6 +282,21 @@ class Hub:
                 self.deliver(watcher, GONE)
             elif text:
                 self.deliver(watcher, text, change.event or 0)  # current up to it once sent (stream)
+
+    def views_of(self, campaign_id: int, tab: str) -> set[Seen]:
+        """The views of a campaign this process's streams show, but the acting tab's (it has the change in its answer).
+        Asked by a request's thread too (Promises): the set is copied in one step, atomic between threads."""
+        watching = tuple(self.watchers.get(campaign_id, ()))
+        return {watcher.seen for watcher in watching if not (tab and watcher.tab == tab)}
+
+    async def promised(self, change: notify.Change) -> dict[Seen, str | None]:
+        """What the request that made this change drew of it for this process's views ({} if it drew nothing)."""
+        future = promises.of(change.campaign_id, change.event)
+        if future is None:
+            return {}
+        done, _pending = await asyncio.wait({asyncio.wrap_future(future)}, timeout=PROMISE_SECONDS)
+        drawn = next(iter(done)).result() if done else None
+        return dict(drawn or {})
 
     async def check_sessions(self, mine: list[Watcher]) -> None:
         """End the streams among these whose sessions no longer sign their user in (sessions.invalid_sessions: a
@@ -295,7 +324,14 @@ class Hub:
             except Exception as error:  # the database is down: the next sweep asks again
                 logger.warning("live: the sessions' sweep failed (%s)", error)
 
-    def deliver(self, watcher: Watcher, text: str, event: int = 0) -> None:
+    async def beat(self) -> None:
+        """Every HEARTBEAT_SECONDS, a heartbeat for every stream (one timer for all, not one per stream and message)."""
+        while self.watchers:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            for watcher in [watcher for watching in self.watchers.values() for watcher in watching if watcher.started]:
+                self.deliver(watcher, BEAT)
+
+    def deliver(self, watcher: Watcher, text: bytes | str, event: int = 0) -> None:
         try:
             watcher.queue.put_nowait((text, event))
         except asyncio.QueueFull:
@@ -306,17 +342,17 @@ class Hub:
 hub = Hub()
 
 
-def ending(why: str) -> str:
+def ending(why: str) -> bytes:
     """The last message of a stream: why it ends ("gone", "session"); the page says it in words (screen_end.html)
     and its script stops reconnecting (sse-close)."""
-    return sse("end", why)
+    return sse("end", why).encode()
 
 
-async def stream(watcher: Watcher) -> AsyncIterator[str]:
+async def stream(watcher: Watcher) -> AsyncIterator[bytes]:
     """One browser's stream: the whole screen first, then every change, with heartbeats."""
     watcher.started = True
     try:
-        yield "retry: 2000\n\n"
+        yield b"retry: 2000\n\n"
         for _ in range(100):  # at most 5 s; the database down: the screen as it is, and a resync follows
             if hub.listening:
                 break
@@ -327,13 +363,12 @@ async def stream(watcher: Watcher) -> AsyncIterator[str]:
             return
         yield first
         while not watcher.dropped:
-            try:
-                message, event = await asyncio.wait_for(watcher.queue.get(), HEARTBEAT_SECONDS)
-            except TimeoutError:
+            message, event = await watcher.queue.get()
+            if message == BEAT:
                 if watcher.expires is not None and watcher.expires <= timezone.now():
                     yield ending(SESSION)
                     return
-                yield ": heartbeat\n\n"
+                yield b": heartbeat\n\n"
                 continue
             text = await hub.state(watcher.seen) if message == RESYNC else message
             if text is None or text == GONE:
@@ -342,7 +377,7 @@ async def stream(watcher: Watcher) -> AsyncIterator[str]:
             if text == SESSION:
                 yield ending(SESSION)
                 return
-            yield text
+            yield text if isinstance(text, bytes) else text.encode()
             watcher.last_event = max(watcher.last_event, event)  # sent: a tab closed before it never showed it
     finally:
         hub.forget(watcher)  # also on a client disconnect (CancelledError): no watcher or queue is left behind

@@ -1,16 +1,22 @@
 """What a live stream sends, drawn (sync: the ORM and templates; play.live is the hub and the streams): a view as one
 browser sees it (`Seen`), one change's message for every view watching (`draw_change`: the campaign's rows read once
-for all of them, each view drawn once), a stream's first message (`draw_state`)."""
+for all of them, each view drawn once), a stream's first message (`draw_state`), and the drawings of a change promised
+by the request that made it (`Promises`: that request draws it for its process's streams with its own answer)."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterable
+from concurrent.futures import Future, InvalidStateError
+from contextlib import suppress
 from dataclasses import dataclass, replace
 
 from django.db import connections
-from django.urls import set_script_prefix
+from django.urls import get_script_prefix, set_script_prefix
 from django.utils import translation
 
 from campaigns import access
+from campaigns.models import Campaign, Event
 from config.compiled import together
 from play.screens import Drawing, Screen, View, changes, whole_drawing
 from play.snapshot import CAMPAIGN, EVENT, VERSION, Snapshot
@@ -43,31 +49,46 @@ def draw_change(change: notify.Change, views: set[Seen]) -> dict[Seen, str | Non
     try:
         campaigns, events = together((CAMPAIGN, {"pk": change.campaign_id}), (EVENT, {"pk": change.event or 0}))
         campaign, event = next(iter(campaigns), None), next(iter(events), None)
-        touch, drawn = touch_of(event), dict[Seen, str | None]()
-        # A player's page draws all its companions when one is touched: then every card is read at once.
-        pages = any(seen.view.screen == Screen.PAGE for seen in views)
-        gms = any(seen.view.audience.is_gm for seen in views)
-        read = None if campaign is None else Snapshot(campaign) if pages else state_for(campaign, touch)
-        state = None if read is None else read.knowing(event, newest=False).read_ahead(gm=gms, players=pages)
-        return {seen: drawn_once(seen, touch, state, drawn) for seen in views}
+        touch = touch_of(event)
+        state = None if campaign is None else state_of(campaign, touch, views, event, newest=False)
+        return draw_views(views, touch, state)
     finally:
         connections["default"].close()  # give the pooled connection back: this runs on a worker thread
 
 
+def state_of(
+    campaign: Campaign, touch: Touch, views: Iterable[Seen], event: Event | None, newest: bool, gm: bool = False
+) -> Snapshot:
+    """The rows these views (and a GM's screen, with `gm`) draw a change from, read in one round trip. A player's
+    page draws all its companions when one is touched: then every card is read at once."""
+    pages = any(seen.view.screen == Screen.PAGE for seen in views)
+    gm = gm or any(seen.view.audience.is_gm for seen in views)
+    read = Snapshot(campaign) if pages else state_for(campaign, touch)
+    return read.knowing(event, newest=newest).read_ahead(gm=gm, players=pages)
+
+
+def draw_views(views: Iterable[Seen], touch: Touch, state: Snapshot | None) -> dict[Seen, str | None]:
+    """Each view's drawing of one change (`draw`), each drawn once for every GM. The thread's URL prefix is put back
+    after: a request's thread draws for its process's streams too (Promises)."""
+    prefix, drawn = get_script_prefix(), dict[Seen, str | None]()
+    try:
+        return {seen: drawn_once(seen, touch, state, drawn) for seen in views}
+    finally:
+        set_script_prefix(prefix)
+
+
 def draw(seen: Seen, touch: Touch, state: Snapshot | None) -> str | None:
-    """The SSE message of one change (or, with EVERYTHING, the whole screen) for one view: the regions it touched, as
-    a fresh load draws them; "" when it touched none; None when the audience may no longer watch the campaign (or it
-    is gone: no `state`)."""
-    set_script_prefix(seen.prefix)  # this worker thread's links, as the page's were drawn
+    """The regions of one view a change touched (with EVERYTHING, the whole screen), as a fresh load draws them; ""
+    when it touched none; None when the audience may no longer watch the campaign (or it is gone: no `state`)."""
+    set_script_prefix(seen.prefix)  # this thread's links, as the page's were drawn
     with translation.override(seen.language):
         if state is None or not state.roster.still_sees(seen.view.audience):
             return None
-        html = changes(Drawing(state, seen.view, seen.site, None, touch))
-        return sse("change", html) if html else ""
+        return changes(Drawing(state, seen.view, seen.site, None, touch))
 
 
 def drawn_once(seen: Seen, touch: Touch, state: Snapshot | None, drawn: dict[Seen, str | None]) -> str | None:
-    """A view's message, drawn once for every GM (the owner and each co-GM see the same table and sheets): each GM's
+    """A view's drawing, made once for every GM (the owner and each co-GM see the same table and sheets): each GM's
     own right to watch is asked first, so a removed co-GM's streams end while the others' go on."""
     if state is None or not state.roster.still_sees(seen.view.audience):
         return None
@@ -76,6 +97,50 @@ def drawn_once(seen: Seen, touch: Touch, state: Snapshot | None, drawn: dict[See
     if seen not in drawn:
         drawn[seen] = draw(seen, touch, state)
     return drawn[seen]
+
+
+def message(html: str | None) -> bytes | str | None:
+    """A change's drawing as its streams send it: an SSE message (encoded once for all of them), "" (nothing to send)
+    or None (the stream ends)."""
+    return sse("change", html).encode() if html else html
+
+
+class Promises:
+    """Changes drawn for this process's streams by the request that made them (play.answers.render_changes), which
+    reads the campaign's rows for its own answer anyway: the request promises each event it logs before its
+    transaction commits (rules.notify.on_logged), so the listener, which hears the change only after the commit,
+    waits for that drawing instead of reading and drawing the change a second time. A promise not kept (the request
+    drew nothing for streams) is released when the request ends, and the listener then draws the change itself."""
+
+    KEPT_SECONDS = 30.0  # a promise nobody came for (this process's listener did not hear it) is let go after this
+
+    def __init__(self) -> None:
+        self.made: dict[tuple[int, int], tuple[float, Future[dict[Seen, str | None] | None]]] = {}
+
+    def promise(self, campaign_id: int, event_id: int) -> Future[dict[Seen, str | None] | None]:
+        """Made on the request's thread, in the action's transaction (dict operations are atomic between threads)."""
+        now = time.monotonic()
+        for key, (made, kept) in list(self.made.items()):
+            if kept.done() and now - made > self.KEPT_SECONDS:
+                self.made.pop(key, None)
+        future: Future[dict[Seen, str | None] | None] = Future()
+        self.made[(campaign_id, event_id)] = (now, future)
+        return future
+
+    def of(self, campaign_id: int, event_id: int | None) -> Future[dict[Seen, str | None] | None] | None:
+        """The drawing promised for this change, if its request made one in this process (the listener may hear of
+        the change before the request is back from its action: the promise stays until let go)."""
+        made = self.made.get((campaign_id, event_id)) if event_id is not None else None
+        return None if made is None else made[1]
+
+
+promises = Promises()
+
+
+def keep(future: Future[dict[Seen, str | None] | None], drawn: dict[Seen, str | None] | None) -> None:
+    """Keep a promise (None: release it, the listener draws); a promise kept or released already stays as it is."""
+    with suppress(InvalidStateError):
+        future.set_result(drawn)
 
 
 def draw_state(seen: Seen) -> str | None:
@@ -90,7 +155,8 @@ def draw_state(seen: Seen) -> str | None:
         with translation.override(seen.language):
             drawing = whole_drawing(campaign, seen.view, seen.site)
             if drawing.regions is None:
-                return draw(seen, EVERYTHING, drawing.state)
+                html = draw(seen, EVERYTHING, drawing.state)
+                return None if html is None else sse("change", html)
             return sse("change", changes(drawing))
     finally:
         connections["default"].close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any
@@ -24,6 +24,11 @@ LIMIT = 7900  # bytes; PostgreSQL refuses payloads of 8000 bytes or more
 # reaches each screen once). Empty for everything else (a script, a page that redirects).
 acting_tab: ContextVar[str] = ContextVar("acting_tab", default="")
 TAB = re.compile(r"[A-Za-z0-9-]{8,40}")
+
+# Told of each event logged (its campaign and id), in the action's transaction, before it commits: set by the page
+# layer around a view that draws the change it makes for its own process's streams too (play.live_drawing.Promises),
+# so that the listener, which hears the change only after the commit, waits for that drawing instead of making its own.
+on_logged: ContextVar[Callable[[int, int], None] | None] = ContextVar("on_logged", default=None)
 
 
 def tab_or_nothing(value: object) -> str:
@@ -90,6 +95,13 @@ def sent_with(event: tuple[str, list[Any]], campaign_id: int, character_ids: Ite
     payload = change_of(campaign_id, character_ids, None).payload()
     notified = "pg_notify(%s, (%s::jsonb || jsonb_build_object('event', id))::text)"
     return f"WITH event AS ({sql}) SELECT id, {notified} FROM event", [*params, CHANNEL, payload]
+
+
+def logged(campaign_id: int, event_id: int) -> None:
+    """An event was logged (its change is sent at the commit): tell whoever is waiting to hear of it (`on_logged`)."""
+    told = on_logged.get()
+    if told is not None:
+        told(campaign_id, event_id)
 
 
 def change_of(campaign_id: int, character_ids: Iterable[int] | None, event_id: int | None) -> Change:

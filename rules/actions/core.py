@@ -212,6 +212,7 @@ def log(
     ]
     [(event.pk, _notified)] = in_one_trip(statements)
     event._state.adding, event._state.db = False, DEFAULT_DB_ALIAS
+    notify.logged(campaign.pk, event.pk)
     return event
 
 

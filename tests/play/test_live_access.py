@@ -211,11 +211,11 @@ def test_browsers_connecting_at_one_version_share_one_render_of_the_state(world:
     def seen(user, sheet: int | None = None, language: str = "es") -> live_drawing.Seen:
         return live_drawing.Seen(view_of(access.audience_of(user, world.campaign_a), sheet), "http://mesa", language)
 
-    async def storm(screen: live_drawing.Seen, count: int) -> list[str | None]:
+    async def storm(screen: live_drawing.Seen, count: int) -> list[bytes | None]:
         return await asyncio.gather(*(hub.state(screen) for _ in range(count)))
 
     states = in_own_loop(storm(seen(world.gm_a), 60))
-    assert len(set(states)) == 1 and "Aldara" in states[0]
+    assert len(set(states)) == 1 and b"Aldara" in states[0]
     assert len(renders) == 1  # 60 browsers, one render
     in_own_loop(storm(seen(world.gm_a), 5))
     assert len(renders) == 1  # still the same version: still shared

@@ -1,0 +1,167 @@
+"""A change is drawn for a process's streams by the request that made it, when it answers with what it changed
+(play.live_drawing.Promises): the listener of that process then reads and draws nothing for the views the request
+drew, and draws what it did not (a stream opened since, a request that drew nothing). What the streams get is the same
+whichever drew it. In this process: streams through config.stream_gate.StreamHandler, requests through the test
+client on a worker thread, the hub's listener hearing PostgreSQL's notifications."""
+
+import asyncio
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.test import Client
+
+from config.stream_gate import StreamHandler
+from play import live, live_drawing
+from play.live_drawing import Seen, draw_change, keep, promises
+from rules import actions, notify
+from rules.damage import Attack
+from tests.helpers import World, reload
+from tests.play.streams import pg_text, stream_path
+from tests.play.test_stream_connect import cookie_of, opened, run, shown
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TAB = "acting-tab-0001"
+
+
+@pytest.fixture(autouse=True)
+def own_hub(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(live, "hub", live.Hub())
+
+
+def counting_drawings(monkeypatch: pytest.MonkeyPatch) -> list[set[Seen]]:
+    """The views the listener draws a change for, call by call."""
+    drawn: list[set[Seen]] = []
+
+    def counted(change: notify.Change, views: set[Seen]) -> dict[Seen, str | None]:
+        drawn.append(set(views))
+        return draw_change(change, views)
+
+    monkeypatch.setattr(live, "draw_change", counted)
+    return drawn
+
+
+def gas_from_the_table(world: World, htmx: bool = True) -> int:
+    """The GM's gas on Aldara, posted as htmx posts it from a tab of the table (or as a page without script does)."""
+    client = Client()
+    client.force_login(world.gm_a)
+    headers = {"HTTP_HX_REQUEST": "true", "HTTP_X_TAB": TAB} if htmx else {}
+    data = {"kind": "gas", "turns": "2", "characters": world.char_a1.pk}
+    response = client.post(f"/campaigns/{world.campaign_a.pk}/act/damage/", data, **headers)
+    assert response.status_code == (200 if htmx else 302)
+    return reload(world.char_a1).pg
+
+
+class Table:
+    """The GM's table in another tab and the player's page: their sessions, made before the event loop runs."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.aldara = pg_text(world.char_a1.pg, world.char_a1.max_pg)
+        self.cookies = cookie_of(world.gm_a), cookie_of(world.player_a)
+
+    async def opened(self, app: StreamHandler) -> tuple[list[str], list[str], list[asyncio.Task[None]]]:
+        """Both streams, each showing Aldara as she is."""
+        gm: list[str] = []
+        player: list[str] = []
+        tasks = [opened(app, stream_path(self.world), self.cookies[0], gm)]
+        await shown(gm, self.aldara)
+        tasks.append(opened(app, stream_path(self.world), self.cookies[1], player))
+        await shown(player, self.aldara)
+        return gm, player, tasks
+
+
+def test_the_request_that_makes_a_change_draws_it_for_the_streams_and_the_listener_draws_nothing(world, monkeypatch):
+    drawn, table = counting_drawings(monkeypatch), Table(world)
+
+    async def steps(app: StreamHandler) -> list[asyncio.Task[None]]:
+        gm, player, tasks = await table.opened(app)
+        pg = await sync_to_async(gas_from_the_table, thread_sensitive=False)(world)
+        hurt = pg_text(pg, world.char_a1.max_pg)
+        await shown(gm, hurt)
+        await shown(player, hurt)
+        return tasks
+
+    run(steps)
+    assert drawn == []
+
+
+def test_a_change_no_request_drew_is_drawn_by_the_listener(world, monkeypatch):
+    """Made by a script (no request), or by a request that answers with a page (no htmx): its promise is let go when
+    the request ends, and the listener draws the change for every view, once."""
+    drawn, table = counting_drawings(monkeypatch), Table(world)
+
+    def by_a_script() -> int:
+        actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=2), by=world.gm_a)
+        return reload(world.char_a1).pg
+
+    async def steps(app: StreamHandler) -> list[asyncio.Task[None]]:
+        gm, player, tasks = await table.opened(app)
+        for make in (by_a_script, lambda: gas_from_the_table(world, htmx=False)):
+            pg = await sync_to_async(make, thread_sensitive=False)()
+            await shown(gm, pg_text(pg, world.char_a1.max_pg))
+            await shown(player, pg_text(pg, world.char_a1.max_pg))
+        return tasks
+
+    run(steps)
+    assert [len(views) for views in drawn] == [2, 2]
+
+
+def test_a_view_the_request_did_not_draw_is_drawn_by_the_listener(world, monkeypatch):
+    """The request drew the GM's table only (the player's stream opened after it looked): the GM's stream gets the
+    request's drawing as it is, and the player's page is drawn by the listener, alone."""
+    drawn, table = counting_drawings(monkeypatch), Table(world)
+    made: list[Any] = []
+
+    def promised_for_the_table_only() -> None:
+        told = notify.on_logged.set(lambda campaign_id, event_id: made.append(promises.promise(campaign_id, event_id)))
+        try:
+            actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=2), by=world.gm_a)
+        finally:
+            notify.on_logged.reset(told)
+        (gm_view,) = [seen for seen in live.hub.views_of(world.campaign_a.pk, "") if seen.view.audience.is_gm]
+        keep(made[0], {gm_view: "<p>drawn by the request</p>"})
+
+    async def steps(app: StreamHandler) -> list[asyncio.Task[None]]:
+        gm, player, tasks = await table.opened(app)
+        await sync_to_async(promised_for_the_table_only, thread_sensitive=False)()
+        await shown(gm, "drawn by the request")
+        aldara = await sync_to_async(reload, thread_sensitive=False)(world.char_a1)
+        await shown(player, pg_text(aldara.pg, aldara.max_pg))
+        return tasks
+
+    run(steps)
+    assert [{seen.view.audience.is_gm for seen in views} for views in drawn] == [{False}]
+
+
+def test_what_the_request_draws_for_each_view_is_what_the_listener_would(world, monkeypatch):
+    """The GM's table (owner and co-GM alike), each player's page and a sheet, in two languages: the request's
+    drawing of its change equals the listener's own drawing of it, view by view."""
+    kept: list[dict[Seen, str | None]] = []
+    real_keep = live_drawing.keep
+
+    def keeping(future: Any, drawn: dict[Seen, str | None] | None) -> None:
+        if drawn:
+            kept.append(drawn)
+        real_keep(future, drawn)
+
+    monkeypatch.setattr("play.answers.keep", keeping)
+    views = {
+        Seen(live.view_of(audience, sheet), "http://testserver", language)
+        for audience, sheet in [
+            (live.access.audience_of(world.gm_a, world.campaign_a), None),
+            (live.access.audience_of(world.player_a, world.campaign_a), None),
+            (live.access.audience_of(world.player_a2, world.campaign_a), None),
+            (live.access.audience_of(world.player_a, world.campaign_a), world.char_a1.pk),
+        ]
+        for language in ("es", "en")
+    }
+    monkeypatch.setattr(live.hub, "views_of", lambda campaign_id, tab: set(views))
+    gas_from_the_table(world)
+    event = world.campaign_a.events.latest("id")
+    (drawn,) = kept
+    assert drawn.keys() == views
+    again = draw_change(notify.Change(world.campaign_a.pk, (world.char_a1.pk,), event.pk), views)
+    assert drawn == again
+    assert any(html for html in drawn.values())
