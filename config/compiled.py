@@ -116,6 +116,10 @@ class Compiled[M: Model]:
         self.ready: tuple[QuerySet[M, Any], SQLCompiler, str, tuple[Any, ...]] | None = None
         self.types: dict[str, list[str]] = {}  # of its parameters, by variant, as PostgreSQL inferred them
         self.lock = threading.Lock()
+        # How its rows' values are converted (the fields' from_db_value), worked out at its first run: the same for
+        # every run, as its columns are (PostgreSQL's backend adds no converter of its own; each is given the
+        # running connection when it converts).
+        self.converters: dict[int, tuple[list[Any], Any]] | None = None
 
     def compile(self) -> tuple[QuerySet[M, Any], SQLCompiler, str, tuple[Any, ...]]:
         with self.lock:
@@ -145,6 +149,7 @@ class Compiled[M: Model]:
         template, compiler, _sql, _params = self.ready or self.compile()
         running = copy.copy(compiler)
         running.connection = connections[template.db]  # this thread's
+        running.get_converters = self.converters_of(compiler)  # type: ignore[method-assign,assignment]
         for name, method in methods.items():
             setattr(running, name, method)
         query = copy.copy(template.query)
@@ -152,6 +157,17 @@ class Compiled[M: Model]:
         queryset = object.__new__(type(template))  # a copy of the template, never evaluated (copy.copy would run it)
         queryset.__dict__ = {**template.__dict__, "_query": query, "_result_cache": None}
         return queryset
+
+    def converters_of(self, compiler: SQLCompiler) -> Callable[[Any], dict[int, tuple[list[Any], Any]]]:
+        """The compiler's get_converters, worked out once for every run."""
+        real = compiler.get_converters
+
+        def converters(expressions: Any) -> dict[int, tuple[list[Any], Any]]:
+            if self.converters is None:
+                self.converters = real(expressions)
+            return self.converters
+
+        return converters
 
     def statement(self, *args: Any, **kwargs: Any) -> tuple[str, tuple[Any, ...]]:
         """The SQL and its parameters for these values: the `EXECUTE` of its prepared statement, prepared first on
