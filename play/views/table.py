@@ -21,6 +21,7 @@ from django_htmx.http import reswap, retarget
 from campaigns import access
 from campaigns.models import Campaign
 from characters.models import Character
+from config.compiled import Compiled
 from play.answers import (
     PARTY_VIEW,
     HtmxHttpRequest,
@@ -144,9 +145,14 @@ def chosen_character(request: HtmxHttpRequest, campaign: Campaign) -> Character 
     if character_id is None:
         return None
     pk = digits(character_id)
-    if pk is None:
+    character = None if pk is None else CHARACTER.first(campaign=campaign.pk, pk=pk)
+    if character is None:
         raise Http404
-    return get_object_or_404(campaign.characters, pk=pk)
+    character.campaign = campaign  # as campaign.characters gives it: no query for it again
+    return character
+
+
+CHARACTER = Compiled(lambda campaign, pk: Character.objects.filter(campaign_id=campaign, pk=pk))
 
 
 def patient_of(request: HtmxHttpRequest, campaign: Campaign) -> Character:
