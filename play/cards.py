@@ -2,7 +2,7 @@
 with their healing time, illnesses. A few queries for a whole campaign, whatever its size."""
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, cast
@@ -139,12 +139,30 @@ class Card:
             "difficulty": engine.EXERTION_DIFFICULTY,
         }
 
+    def shown_state(self, read_only: bool) -> object:
+        """How a screen shows the card's state (components/card.html#card_state), for its drawing's key: the GM's
+        table and the player's page alike, but for the party-view hint only the GM sees; one drawing serves both."""
+        return not read_only and bool(self.party_view_hint)
+
     @property
     def party_view_hint(self) -> str:
         """For the GM: what the other players see of this character when its sheet says otherwise than the campaign
         (its own party view, a field of its row)."""
         view = self.character.party_view
         return _("Los demás jugadores ven: %(what)s") % {"what": view_words(view)} if view else ""
+
+
+# What a card's drawing (play.screens) is kept under: everything it is drawn from, and how the screen shows it.
+def whole(card: Card) -> object:
+    return card.drawn_from
+
+
+def shown_to(card: Card, read_only: bool) -> object:
+    """As the GM's table or as a player's page."""
+    return read_only
+
+
+type Shown = Callable[[Card, bool], object]
 
 
 def band_of(health: engine.Health) -> str:

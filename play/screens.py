@@ -27,7 +27,7 @@ from django.utils.safestring import SafeString, mark_safe
 from campaigns.access import Audience, seen_as, table_of
 from campaigns.models import Campaign, Invitation, PartyView
 from characters.models import Character
-from play.cards import Card
+from play.cards import Card, Shown, shown_to, whole
 from play.forms.advance import AdvanceForm
 from play.forms.party import PartyViewForm
 from play.game_sessions import game_session, shared_recaps
@@ -61,11 +61,6 @@ def view_of(audience: Audience, character: int | None = None) -> View:
 
 
 # --- drawing ---------------------------------------------------------------------------------------------------------
-
-
-def whole(card: Card) -> object:
-    """What a card's drawing is kept under: everything it is drawn from (play.cards.Card.drawn_from)."""
-    return card.drawn_from
 
 
 @dataclass
@@ -145,7 +140,9 @@ class Drawing:
     def csrf_token(self) -> str | None:
         return None if self.request is None else str(self.base["csrf_token"])
 
-    def render_card(self, template: str, card: Card, drawn_from: Callable[[Card], object] = whole) -> SafeString:
+    def render_card(
+        self, template: str, card: Card, drawn_from: Callable[[Card], object] = whole, shown: Shown = shown_to
+    ) -> SafeString:
         """Something of a card's (its shell, a region of it) drawn from the card and how this screen shows it alone
         (no request, no context processors), and kept under those (play.kept): a page of 40 unchanged cards draws
         none of them again, and the answer to an action and the streams draw a changed card once for all. Its marks
@@ -158,7 +155,8 @@ class Drawing:
             html = render_to_string(template, {**context, "csrf_token": CSRF_MARK, "drawing": marked})
             return mark_safe(html)  # noqa: S308 — a template's own output
 
-        return kept.get((template, drawn_from(card), row_state(invitation), self.read_only, self.site), draw)
+        key = (template, drawn_from(card), row_state(invitation), shown(card, self.read_only), self.site)
+        return kept.get(key, draw)
 
 
 # --- regions ---------------------------------------------------------------------------------------------------------
@@ -179,6 +177,7 @@ class Region:
     how: str = "inner"
     per_card: bool = False  # one per card the screen shows ("card-12")
     drawn_from: Callable[[Card], object] = whole  # a per-card region's: what it shows of the card
+    shown: Shown = shown_to  # and what of the screen's showing it (read-only or not) changes it
     kept: bool = False  # drawn from its context alone (hashable values, no request), and kept under it (play.kept)
 
 
@@ -187,7 +186,7 @@ def element(
 ) -> SafeString:
     """A region as the page has it: its element, marked with the version it was drawn at, around its content."""
     if card is not None:
-        inner = drawing.render_card(region.template, card, region.drawn_from)
+        inner = drawing.render_card(region.template, card, region.drawn_from, region.shown)
     elif region.kept:  # drawn from its context alone, which is its key
         key = (region.template, tuple(context.items()))
         inner = kept.get(key, lambda: mark_safe(render_to_string(region.template, context)))  # noqa: S308
@@ -303,14 +302,17 @@ CARDS = Region(
 )
 
 
-def card_region(name: str, partial: str, css: str, drawn_from: Callable[[Card], object] = whole) -> Region:
+def card_region(
+    name: str, partial: str, css: str, drawn_from: Callable[[Card], object] = whole, shown: Shown = shown_to
+) -> Region:
     """A region every card has (its id ends in the character's: "card-12"), drawn from the card alone (or from what
     `drawn_from` says of it: a change that leaves that alike finds the region kept)."""
     template = f"components/card.html#{partial}"
-    return Region(name, template, lambda d: {}, always, attrs={"class": css}, per_card=True, drawn_from=drawn_from)
+    attrs = {"class": css}
+    return Region(name, template, lambda d: {}, always, attrs=attrs, per_card=True, drawn_from=drawn_from, shown=shown)
 
 
-CARD = card_region("card", "card_state", "card-state")
+CARD = card_region("card", "card_state", "card-state", shown=Card.shown_state)
 CARD_ACTIONS = card_region("card-actions", "actions", "card-actions", lambda card: card.actions_from)
 
 SCREENS: dict[Screen, list[Region]] = {

@@ -278,3 +278,26 @@ def test_a_member_with_no_character_left_gets_a_page_drawn_and_never_kept(world:
         assert response.status_code == 200 and "Tus personajes" in response.content.decode()
     assert drawn == ["campaign_player.html#screen"] * 2 and regions.count("cards") == 2  # drawn each time
     assert (len(screens.drawings), len(contents.drawings)) == kept_before
+
+
+def test_a_cards_state_is_one_drawing_for_the_gm_and_its_player_but_for_the_gms_hint(world: World, monkeypatch):
+    """A card's state on the GM's table and on its player's page is drawn once for both (play.cards.Card.shown_state)
+    — unless the character has a party view of its own, which only the GM's card says."""
+    from play import screens as screen_module
+    from play.screens import CARD, Drawing, view_of
+
+    rendered: list[str] = []
+    real = screen_module.render_to_string
+    monkeypatch.setattr(screen_module, "render_to_string", lambda *a, **k: rendered.append(a[0]) or real(*a, **k))
+
+    def card_state(user) -> str:
+        campaign = Campaign.objects.get(pk=world.campaign_a.pk)
+        drawing = Drawing(Snapshot(campaign), view_of(access.audience_of(user, campaign)), "http://testserver")
+        return drawing.render_card(CARD.template, drawing.state.card(world.char_a1.pk), CARD.drawn_from, CARD.shown)
+
+    forget_everything()
+    gm, player = card_state(world.gm_a), card_state(world.player_a)
+    assert gm == player and "pg-value" in gm and rendered == [CARD.template]  # drawn once
+    Character.objects.filter(pk=world.char_a1.pk).update(party_view="nothing")
+    gm, player = card_state(world.gm_a), card_state(world.player_a)
+    assert "party-view-hint" in gm and "party-view-hint" not in player and len(rendered) == 3
