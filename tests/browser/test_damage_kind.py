@@ -5,11 +5,11 @@ says. A fall into a pit for the whole party is six strokes. Applied blows are re
 No live updates are needed here: the test live server (WSGI) is enough."""
 
 import pytest
-from playwright.sync_api import Browser, Page, Route, expect
+from playwright.sync_api import Page, Route, expect
 
 from campaigns.models import Campaign, Event
 from characters.models import Character
-from tests.helpers import settled, sign_in, watch_errors
+from tests.helpers import settled, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -24,18 +24,9 @@ FIELDS = {  # each kind's own fields, in the order they follow the select
 
 
 @pytest.fixture
-def page(browser: Browser) -> Page:
-    """The GM's browser without the site's service worker: once it controls the page (it claims it when it starts,
-    at a moment of its own), the page's requests go through it and Playwright's routes no longer see them, and a
-    request held on purpose (Held) would never be caught — the rare failure these tests had."""
-    context = browser.new_context(locale="es-ES", viewport={"width": 1280, "height": 900}, service_workers="block")
-    yield watch_errors(context.new_page())
-    context.close()
-
-
-@pytest.fixture
-def table(page: Page, live_server, demo: Campaign) -> Page:
-    """The demo's table, open in the GM's browser."""
+def table(routed: Page, live_server, demo: Campaign) -> Page:
+    """The demo's table, open in the GM's browser (its requests seen by the routes that hold them)."""
+    page = routed
     sign_in(page.context, live_server.url, "narrador")
     page.goto(f"{live_server.url}/campaigns/{demo.pk}/")
     page.evaluate("window.stillTheSamePage = true")  # gone if anything reloads the page

@@ -126,7 +126,8 @@ def test_a_late_answer_never_covers_a_newer_change_and_still_lands(browser: Brow
     # (the campaign version decides), its log entry still takes its place, the box was emptied as it was sent, and the
     # stream never sent this tab its own blow (each change reaches each screen once).
     borin = Character.objects.get(name="Borin")
-    context = browser.new_context(locale="es-ES", viewport={"width": 1280, "height": 900})
+    # No service worker: once it claims the page, Playwright's routes (the held answer) no longer see its requests.
+    context = browser.new_context(locale="es-ES", viewport={"width": 1280, "height": 900}, service_workers="block")
     held = []
 
     def hold(route) -> None:

@@ -148,7 +148,8 @@ def test_player_reads_the_sheet_on_a_phone(phone: Page, live_server, demo):
         (None, "Sin conexión con el servidor"),
     ],
 )
-def test_a_failed_click_says_so_and_the_next_one_clears_it(page: Page, live_server, demo, status, words):
+def test_a_failed_click_says_so_and_the_next_one_clears_it(routed: Page, live_server, demo, status, words):
+    page = routed  # its requests seen by the route that fails them
     open_table(page, live_server.url, demo)
     notice = page.locator("#request-failed")
     expect(notice).to_be_hidden()
