@@ -1,12 +1,34 @@
 import os
+import time
 
 import pytest
+from django.db.backends.postgresql.operations import DatabaseOperations
+from django.db.utils import OperationalError
 from django.utils import translation
 from playwright.sync_api import Browser, sync_playwright
 
 from campaigns.models import Campaign, Invitation, Membership, Role
 from characters.models import Character
 from tests.helpers import CHROMIUM_ARGS, World, chromium_path, make_user, reload
+
+flush = DatabaseOperations.execute_sql_flush
+
+
+def flush_in_turn(self: DatabaseOperations, sql_list: list[str]) -> None:
+    """A test's data flushed while a live server of its module is still at work (a stream ending writes its visit, a
+    change is drawn): a deadlock between its reads and the flush's TRUNCATE makes the flush wait its turn and try
+    again, as the server's transaction is over by then."""
+    for attempt in range(3):
+        try:
+            flush(self, sql_list)
+            return
+        except OperationalError as error:
+            if "deadlock" not in str(error) or attempt == 2:
+                raise
+            time.sleep(0.2)
+
+
+DatabaseOperations.execute_sql_flush = flush_in_turn  # type: ignore[method-assign]
 
 
 @pytest.fixture
