@@ -4,6 +4,7 @@ import os
 from django.conf import settings
 from django.core.asgi import get_asgi_application
 from django.urls import get_resolver
+from django.utils.module_loading import import_string
 
 from config.request_size import limit_request_size
 from config.stream_gate import StreamHandler, streams_in_turn
@@ -11,8 +12,9 @@ from config.stream_gate import StreamHandler, streams_in_turn
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 pages = limit_request_size(get_asgi_application(), settings.MAX_REQUEST_BYTES)
-application = streams_in_turn(
-    pages, limit_request_size(StreamHandler(), settings.MAX_REQUEST_BYTES), settings.STREAM_CONNECTS_AT_ONCE
+streams = limit_request_size(StreamHandler(), settings.MAX_REQUEST_BYTES)
+application = import_string(settings.STREAM_RECONNECTS)(
+    streams_in_turn(pages, streams, settings.STREAM_CONNECTS_AT_ONCE)
 )
 
 # What is loaded now (Django, the apps, the URLconf and its views) lives as long as the process: kept out of the

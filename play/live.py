@@ -18,29 +18,18 @@ import asyncio
 import logging
 import time
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import psycopg
 from asgiref.sync import sync_to_async
-from django.conf import settings
-from django.contrib.auth.decorators import login_not_required
-from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
-from django.http.response import HttpResponseBase
-from django.urls import get_script_prefix
-from django.utils import timezone, translation
-from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET
+from django.utils import timezone
 
-from campaigns import access
-from campaigns.models import Campaign
 from play import sessions
 from play.live_drawing import Seen, campaign_version, draw_change, draw_state, message, promises, sse
-from play.screens import view_of
 from play.visits import stream_ended
 from rules import notify
 
@@ -48,6 +37,7 @@ logger = logging.getLogger(__name__)
 
 QUEUE_SIZE = 64  # messages a client may fall behind before it is dropped
 HEARTBEAT_SECONDS = 15.0
+RETRY = b"retry: 2000\n\n"  # a stream's first bytes: how long its browser waits before it reconnects
 # What a queue carries besides changes' messages (bytes, encoded once for all their clients): these words.
 RESYNC = "resync"  # put in queues after the listener reconnects: notifications may have been missed
 BEAT = "beat"  # put in every queue every HEARTBEAT_SECONDS: a heartbeat is sent, or the end if the session expired
@@ -57,6 +47,22 @@ SESSION_RECHECK_SECONDS = 2.0  # an account changed: a session found invalid is 
 SESSION_SWEEP_SECONDS = 10.0  # and every this often, all the sessions of this process's streams are asked
 NEVER_STARTED_SECONDS = 30.0  # a stream registered whose response never began is forgotten after this
 PROMISE_SECONDS = 5.0  # a request's drawing of its change not kept by then (it cannot be: a hung request) is made here
+# A stream its browser closed is remembered this long: the same request again is let in without asking Django
+# (play.connects.remembered); no longer than a live stream goes between two asks of its session (Hub.sweep).
+REMEMBER_SECONDS = SESSION_SWEEP_SECONDS
+
+
+Request = tuple[object, ...]  # all a stream's connect asked: its address, URL and headers (play.connects.request_of)
+Headers = tuple[tuple[bytes, bytes], ...]
+
+
+@dataclass(frozen=True)
+class Comeback:
+    """What a stream's connect asked and the headers Django answered it with: the same request again, made soon after
+    the browser closed the stream, is answered with them from memory (play.connects)."""
+
+    request: Request
+    headers: Headers
 
 
 @dataclass(eq=False)
@@ -72,14 +78,20 @@ class Watcher:
     started: bool = False  # its response began (stream): until then it only holds a place
     last_event: int = 0  # the latest change its screen showed (or had in an answer): its account's mark at the end
     version: int | None = None  # its campaign's version as its connect read it, if no change was heard since (opened)
+    comeback: Comeback | None = None  # set when its response began (play.connects): it may be let in again from memory
+    told: bool = False  # told its stream ends (GONE, SESSION): never let in again from memory
 
     @property
     def campaign_id(self) -> int:
         return self.seen.view.audience.campaign_id
 
+    @property
+    def user_id(self) -> int:
+        return self.seen.view.audience.user_id
+
 
 def watcher_of(watcher: Watcher, user_id: int) -> bool:
-    return watcher.seen.view.audience.user_id == user_id
+    return watcher.user_id == user_id
 
 
 # --- the hub: one per process --------------------------------------------------------------------------------------
@@ -88,6 +100,7 @@ def watcher_of(watcher: Watcher, user_id: int) -> bool:
 class Hub:
     def __init__(self) -> None:
         self.watchers: dict[int, set[Watcher]] = defaultdict(set)
+        self.of_user: dict[int, set[Watcher]] = defaultdict(set)  # the same watchers, by their user (streams_of)
         self.listener: asyncio.Task[None] | None = None
         # A stream's first message (the whole screen), by view and the campaign's version it was drawn at: every
         # browser that connects at that version gets the same bytes, made once (a reconnect storm costs one per view,
@@ -106,12 +119,73 @@ class Hub:
         self.heard: dict[int, int] = {}
         self.changes_heard = 0
         self.listened = 0
+        # A campaign's version as a read found it, with the mark taken before that read: still its version while the
+        # mark is the same (known_version). A storm of reconnects draws their first screens without reading it.
+        self.known: dict[int, tuple[tuple[int, int], int]] = {}
+        # The streams their browsers closed, by what their connects asked: the same request again is let in as they
+        # were (comeback) while nothing that could end them was heard since (unremember) and for REMEMBER_SECONDS.
+        self.remembered: dict[Request, list[Remembered]] = {}
+        self.remembered_swept = 0.0  # when those whose time passed were last let go (remember)
 
     def mark(self, campaign_id: int) -> tuple[int, int] | None:
         """Where this process is in what it has heard of a campaign (None while it does not listen). The same mark
         before a read of the campaign and after a stream was registered says that no change of it was heard in
         between: any change the read missed is still to be heard, and will reach that stream."""
         return (self.listened, self.heard.get(campaign_id, 0)) if self.listening else None
+
+    def learned(self, campaign_id: int, mark: tuple[int, int] | None, version: int) -> None:
+        """A read of the campaign found this version, and `mark` was its mark before that read."""
+        if mark is not None:
+            self.known[campaign_id] = (mark, version)
+
+    def known_version(self, campaign_id: int) -> int | None:
+        """The campaign's version if no change of it was heard since a read found it (see `mark`): any change that
+        read missed is still to be heard, so a stream registered now and first drawn at it misses nothing."""
+        known = self.known.get(campaign_id)
+        mark = self.mark(campaign_id)
+        return known[1] if known is not None and mark is not None and known[0] == mark else None
+
+    def remember(self, watcher: Watcher) -> None:
+        """A stream closed by its browser: the same request, soon, is let in without asking Django (`comeback`).
+        Not one told it ends, nor one dropped (it may have missed being told), nor one whose session expired."""
+        if watcher.comeback is None or watcher.told or watcher.dropped or not self.listening:
+            return
+        if watcher.expires is not None and watcher.expires <= timezone.now():
+            return
+        now = time.monotonic()
+        if now - self.remembered_swept > 1.0:  # those whose time passed are let go, once a second at most
+            self.remembered_swept = now
+            self.unremember(lambda _watcher: False, now)
+        kept = Remembered(watcher, now + REMEMBER_SECONDS, self.listened)
+        self.remembered.setdefault(watcher.comeback.request, []).append(kept)
+
+    def comeback(self, request: Request) -> Watcher | None:
+        """A new stream for a request remembered, as its closed stream was; None if there is none or it may no longer
+        be trusted (its time passed, its session expired, the listener reconnected: changes may have been missed)."""
+        kept = self.remembered.get(request)
+        if not kept:
+            return None
+        last = kept.pop()
+        if not kept:
+            del self.remembered[request]
+        if last.until <= time.monotonic() or not self.listening or last.listened != self.listened:
+            return None
+        old = last.watcher
+        if old.expires is not None and old.expires <= timezone.now():
+            return None
+        return Watcher(old.seen, old.tab, old.session, old.expires, old.key, comeback=old.comeback)
+
+    def unremember(self, ends: Callable[[Watcher], bool], now: float = 0.0) -> None:
+        """Forget the streams remembered that what was just heard may end (and those whose time passed by `now`):
+        they reconnect through Django."""
+        if not self.remembered:
+            return
+        remembered = {}
+        for request, kept in self.remembered.items():
+            still = [each for each in kept if each.until > now and not ends(each.watcher)]
+            if still:
+                remembered[request] = still
+        self.remembered = remembered
 
     @asynccontextmanager
     async def one_at_a_time(self, key: str) -> AsyncIterator[None]:
@@ -136,8 +210,12 @@ class Hub:
         `version`: the
         campaign's, read by a stream's connect with no change heard since (Watcher.version), else read here."""
         # Read before drawing: what is drawn is then at least as new as the version it is filed under.
+        campaign_id = seen.view.audience.campaign_id
         if version is None:
-            version = await sync_to_async(campaign_version, thread_sensitive=False)(seen.view.audience.campaign_id)
+            mark = self.mark(campaign_id)
+            version = await sync_to_async(campaign_version, thread_sensitive=False)(campaign_id)
+            if version is not None:
+                self.learned(campaign_id, mark, version)
         if version is None:
             return None
         known = self.states.get(seen)
@@ -159,6 +237,7 @@ class Hub:
 
     def watch(self, watcher: Watcher) -> Watcher:
         self.watchers[watcher.campaign_id].add(watcher)
+        self.of_user[watcher.user_id].add(watcher)
         if self.listener is None or self.listener.done():
             self.listener = asyncio.create_task(self.listen())
         if self.sweeper is None or self.sweeper.done():
@@ -171,9 +250,7 @@ class Hub:
         """How many streams this process holds open for one user, over all their campaigns. A stream registered but
         never started (its browser left before the first byte) is forgotten after a while: nothing else would."""
         count = 0
-        for watcher in [watcher for watching in self.watchers.values() for watcher in watching]:
-            if not watcher_of(watcher, user_id):
-                continue
+        for watcher in list(self.of_user.get(user_id, ())):
             if not watcher.started and time.monotonic() - watcher.opened > NEVER_STARTED_SECONDS:
                 self.forget(watcher)
                 continue
@@ -185,10 +262,15 @@ class Hub:
         for watching in self.watchers.values():
             for watcher in watching:
                 if key and watcher.key == key:
-                    return watcher.seen.view.audience.user_id
+                    return watcher.user_id
         return None
 
     def forget(self, watcher: Watcher) -> None:
+        mine = self.of_user.get(watcher.user_id)
+        if mine is not None:
+            mine.discard(watcher)
+            if not mine:
+                del self.of_user[watcher.user_id]
         watching = self.watchers.get(watcher.campaign_id)
         if watching is not None:
             watching.discard(watcher)
@@ -246,12 +328,14 @@ class Hub:
             mine = [
                 watcher for watching in self.watchers.values() for watcher in watching if watcher_of(watcher, user_id)
             ]
+            self.unremember(lambda watcher: watcher_of(watcher, user_id))
             task = asyncio.create_task(self.check_sessions(mine))  # not awaited: the listener goes on
             self.checks.add(task)
             task.add_done_callback(self.checks.discard)
             return
         ended = notify.ended_session(payload)
         if ended is not None:
+            self.unremember(lambda watcher: watcher.session == ended)
             for everyone in list(self.watchers.values()):
                 for watcher in [watcher for watcher in everyone if watcher.session == ended]:
                     self.deliver(watcher, SESSION)
@@ -261,6 +345,9 @@ class Hub:
             return
         self.changes_heard += 1
         self.heard[change.campaign_id] = self.changes_heard  # before any wait: a connect's mark sees it at once
+        # It may end a remembered stream (its audience no longer watches): those come back through Django. Again at
+        # the end, for a stream its browser closes while this change is drawn.
+        self.unremember(lambda watcher: watcher.campaign_id == change.campaign_id)
         watching = self.watchers.get(change.campaign_id)
         if not watching:
             return
@@ -282,6 +369,7 @@ class Hub:
                 self.deliver(watcher, GONE)
             elif text:
                 self.deliver(watcher, text, change.event or 0)  # current up to it once sent (stream)
+        self.unremember(lambda watcher: watcher.campaign_id == change.campaign_id)
 
     def views_of(self, campaign_id: int, tab: str) -> set[Seen]:
         """The views of a campaign this process's streams show, but the acting tab's (it has the change in its answer).
@@ -305,9 +393,9 @@ class Hub:
         change is saved."""
         for wait in (0.0, SESSION_RECHECK_SECONDS):
             await asyncio.sleep(wait)
-            signed = {(watcher.seen.view.audience.user_id, watcher.key) for watcher in mine}
+            signed = {(watcher.user_id, watcher.key) for watcher in mine}
             invalid = await sync_to_async(sessions.invalid_sessions, thread_sensitive=False)(signed)
-            mine = [watcher for watcher in mine if (watcher.seen.view.audience.user_id, watcher.key) in invalid]
+            mine = [watcher for watcher in mine if (watcher.user_id, watcher.key) in invalid]
             if not mine:
                 return
         for watcher in mine:
@@ -332,11 +420,19 @@ class Hub:
                 self.deliver(watcher, BEAT)
 
     def deliver(self, watcher: Watcher, text: bytes | str, event: int = 0) -> None:
+        watcher.told = watcher.told or text in (GONE, SESSION)
         try:
             watcher.queue.put_nowait((text, event))
         except asyncio.QueueFull:
             watcher.dropped = True  # too slow: drop it rather than wait; its browser reconnects and resyncs
             self.forget(watcher)
+
+
+@dataclass(frozen=True)
+class Remembered:
+    watcher: Watcher  # the stream its browser closed
+    until: float  # time.monotonic()
+    listened: int  # Hub.listened then: after the listener reconnects, changes may have been missed
 
 
 hub = Hub()
@@ -348,11 +444,11 @@ def ending(why: str) -> bytes:
     return sse("end", why).encode()
 
 
-async def stream(watcher: Watcher) -> AsyncIterator[bytes]:
+async def stream(watcher: Watcher) -> AsyncGenerator[bytes]:
     """One browser's stream: the whole screen first, then every change, with heartbeats."""
     watcher.started = True
     try:
-        yield b"retry: 2000\n\n"
+        yield RETRY
         for _ in range(100):  # at most 5 s; the database down: the screen as it is, and a resync follows
             if hub.listening:
                 break
@@ -379,101 +475,10 @@ async def stream(watcher: Watcher) -> AsyncIterator[bytes]:
                 return
             yield text if isinstance(text, bytes) else text.encode()
             watcher.last_event = max(watcher.last_event, event)  # sent: a tab closed before it never showed it
+    except (asyncio.CancelledError, GeneratorExit):
+        hub.remember(watcher)  # its browser closed it: the same request, soon, is let in again from memory
+        raise
     finally:
         hub.forget(watcher)  # also on a client disconnect (CancelledError): no watcher or queue is left behind
         if watcher.last_event:  # what it showed live is not news at its account's next visit (one write per stream)
             await sync_to_async(stream_ended, thread_sensitive=False)(watcher.seen.view, watcher.last_event)
-
-
-def may_watch(campaign: Campaign, audience: access.Audience, sheet: int | None) -> bool:
-    """Whether an audience may still watch its campaign, and open this sheet (None: its table or page)."""
-    roster = access.roster_of(campaign)
-    return roster.still_sees(audience) and (sheet is None or roster.sheet(audience, sheet) is not None)
-
-
-def ended(why: str) -> HttpResponse:
-    """A stream that ends at once, saying why: 200, so that the browser's EventSource reads it (an error status makes
-    it retry for ever); its page then stops reconnecting."""
-    return HttpResponse(ending(why), content_type="text/event-stream", headers={"Cache-Control": "no-cache"})
-
-
-def too_many() -> HttpResponse:
-    # Each stream holds memory and a share of every render: one account cannot hold hundreds (README "Limits").
-    message = _("Demasiadas pantallas abiertas con esta cuenta: cierra alguna pestaña y recarga esta.")
-    return HttpResponse(message, status=429, headers={"Retry-After": "30"}, content_type="text/plain")
-
-
-@dataclass(frozen=True)
-class Admitted:
-    """Who a stream's connect found asking, and for which screen (campaign_stream)."""
-
-    audience: access.Audience
-    sheet: int | None
-    expires: datetime
-    version: int  # the campaign's, read with it
-
-
-def admit(request: HttpRequest, campaign_id: int) -> Admitted | HttpResponse:
-    """Whether this request may open the campaign's stream (as what audience, on which screen), or the answer that
-    ends it at once: every read of the connect in one go, and the pooled connection given back before the stream
-    starts (config.stream_gate lets only a few connects in at once, so a burst of them never holds the pool)."""
-    user = request.user
-    if not user.is_authenticated:
-        return ended(SESSION)
-    campaign = access.CAMPAIGN_SEEN.first(user=user.pk, campaign=campaign_id)
-    if campaign is None:
-        return ended(GONE)  # deleted, or never this user's: the same words, which tell nothing more
-    if not isinstance(request, ASGIRequest):
-        # Under WSGI (runserver, the test live server) a stream would hold a whole thread forever: no live
-        # updates there, and 204 tells the browser's EventSource not to retry. `make run` and Docker serve ASGI.
-        return HttpResponse(status=204)
-    audience = access.audience_of(user, campaign)
-    sheet = request.GET.get("sheet", "")
-    character = int(sheet) if sheet.isascii() and sheet.isdigit() and len(sheet) < 19 else None
-    if not may_watch(campaign, audience, character):
-        return ended(GONE)  # the same words for a member who plays no character here and a sheet not theirs
-    admitted = Admitted(audience, character, request.session.get_expiry_date(), campaign.version)
-    connections["default"].close()  # with the pool on, this gives the connection back: the stream may last hours
-    return admitted
-
-
-@login_not_required  # an anonymous stream is told its session ended, not sent to the login page
-@require_GET
-async def campaign_stream(request: HttpRequest, campaign_id: int) -> HttpResponseBase:
-    """The campaign's live Server-Sent Events stream for one screen (the table, a player's page, or with `sheet` a
-    character's sheet) of this user's audience. `tab` names the browser tab (its X-Tab header)."""
-    key = request.session.session_key or ""
-    async with hub.one_at_a_time(key):  # one session's connects: a burst of them is admitted in turn
-        holder = hub.user_of_session(key)
-        if holder is not None and hub.streams_of(holder) >= settings.STREAMS_PER_USER:
-            return too_many()  # so a burst beyond the cap costs no query
-        mark = hub.mark(campaign_id)
-        admitted = await sync_to_async(admit)(request, campaign_id)
-        if isinstance(admitted, HttpResponse):
-            return admitted
-        return opened(request, admitted, key, mark)
-
-
-def opened(request: HttpRequest, admitted: Admitted, key: str, mark: tuple[int, int] | None) -> HttpResponseBase:
-    """The stream of an admitted connect, counted and registered in one step (no await between): 50 connects at once
-    by one account get the cap exactly. If no change of its campaign was heard since before `admit` read it (`mark`),
-    its first screen is drawn at the version read then: a change that read missed reaches it as the next message."""
-    audience = admitted.audience
-    seen = Seen(
-        view_of(audience, admitted.sheet),
-        f"{request.scheme}://{request.get_host()}",
-        translation.get_language() or settings.LANGUAGE_CODE,
-        get_script_prefix(),
-    )
-    watcher = Watcher(
-        seen, notify.tab_or_nothing(request.GET.get("tab")), sessions.session_digest(key), admitted.expires, key
-    )
-    if hub.streams_of(audience.user_id) >= settings.STREAMS_PER_USER:
-        return too_many()
-    hub.watch(watcher)
-    if mark is not None and hub.mark(audience.campaign_id) == mark:
-        watcher.version = admitted.version
-    response = StreamingHttpResponse(stream(watcher), content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"
-    return response

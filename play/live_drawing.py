@@ -146,7 +146,7 @@ def keep(future: Future[dict[Seen, str | None] | None], drawn: dict[Seen, str | 
 def draw_state(seen: Seen) -> str | None:
     """A view's whole screen (a stream's first message), or None when the audience may no longer watch. A screen
     kept whole (play.screens.whole_screen) is the one the page it follows drew, if nothing changed since: its
-    stream's connect has just asked whether the audience may watch (play.live.admit)."""
+    stream's connect has just asked whether the audience may watch (play.connects.admit)."""
     try:
         campaign = CAMPAIGN.first(pk=seen.view.audience.campaign_id)
         if campaign is None:

@@ -3,7 +3,7 @@
 from django.urls import path, register_converter
 
 from campaigns.models import TOKEN_PATTERN
-from play import live
+from play import connects
 from play.views import (
     accounts,
     campaigns,
@@ -71,7 +71,7 @@ urlpatterns = [
     path(DISEASES + "<int:disease_id>/retire/", diseases.disease_retire, name="disease_retire"),
     # the table, the players' pages and sheets, and the table's actions
     path(CAMPAIGN, table.campaign, name="campaign"),
-    path(CAMPAIGN + "stream/", live.campaign_stream, name="campaign_stream"),
+    path(CAMPAIGN + "stream/", connects.campaign_stream, name="campaign_stream"),
     path(CHARACTER, table.character, name="character"),
     path(CAMPAIGN + "log/", table.campaign_log, name="campaign_log"),
     path(CHARACTER + "log/", table.character_log, name="character_log"),

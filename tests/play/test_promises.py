@@ -11,9 +11,11 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client
 
+from campaigns import access
 from config.stream_gate import StreamHandler
 from play import live, live_drawing
 from play.live_drawing import Seen, draw_change, keep, promises
+from play.screens import view_of
 from rules import actions, notify
 from rules.damage import Attack
 from tests.helpers import World, on_a_thread, reload
@@ -148,12 +150,12 @@ def test_what_the_request_draws_for_each_view_is_what_the_listener_would(world, 
 
     monkeypatch.setattr("play.answers.keep", keeping)
     views = {
-        Seen(live.view_of(audience, sheet), "http://testserver", language)
+        Seen(view_of(audience, sheet), "http://testserver", language)
         for audience, sheet in [
-            (live.access.audience_of(world.gm_a, world.campaign_a), None),
-            (live.access.audience_of(world.player_a, world.campaign_a), None),
-            (live.access.audience_of(world.player_a2, world.campaign_a), None),
-            (live.access.audience_of(world.player_a, world.campaign_a), world.char_a1.pk),
+            (access.audience_of(world.gm_a, world.campaign_a), None),
+            (access.audience_of(world.player_a, world.campaign_a), None),
+            (access.audience_of(world.player_a2, world.campaign_a), None),
+            (access.audience_of(world.player_a, world.campaign_a), world.char_a1.pk),
         ]
         for language in ("es", "en")
     }

@@ -13,7 +13,7 @@ from asgiref.sync import sync_to_async
 from django.db import connections
 
 from config.stream_gate import StreamHandler
-from play import live
+from play import connects, live
 from rules import actions
 from rules.damage import Attack
 from tests.helpers import World, on_a_thread, reload
@@ -125,7 +125,7 @@ def test_a_change_committed_while_a_stream_connects_reaches_it(world: World, mon
     back until then), the first screen is drawn at the version read before it, and the change comes next."""
     reads = counting_reads(monkeypatch)
     gm_cookie, player_cookie = cookie_of(world.gm_a), cookie_of(world.player_a)
-    real_admit, real_dispatch = live.admit, live.hub.dispatch
+    real_admit, real_dispatch = connects.admit, live.hub.dispatch
     registered = asyncio.Event()
     hurt: list[str] = []
 
@@ -150,7 +150,7 @@ def test_a_change_committed_while_a_stream_connects_reaches_it(world: World, mon
         gm: list[str] = []
         first = opened(app, stream_path(world), gm_cookie, gm)
         await shown(gm, "Aldara")  # the process listens now
-        monkeypatch.setattr(live, "admit", admit_then_hurt)
+        monkeypatch.setattr(connects, "admit", admit_then_hurt)
         if heard.startswith("after"):
             monkeypatch.setattr(live.hub, "dispatch", held_back)
         player: list[str] = []
