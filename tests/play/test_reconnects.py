@@ -16,7 +16,7 @@ from rules import actions
 from rules.damage import Attack
 from tests.helpers import World, on_a_thread, reload
 from tests.play.streams import pg_text, stream_path
-from tests.play.test_stream_connect import cookie_of, counting_reads, run, shown
+from tests.play.test_stream_connect import cookie_of, counting_reads, request, run, shown
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,25 +40,6 @@ def admitted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(connects, "admit", counted)
     return asked
-
-
-def request(path: str, cookie: str, headers: list[tuple[bytes, bytes]] | None = None) -> dict[str, Any]:
-    """A stream's connect as the server hands it to the app (its ASGI scope)."""
-    route, _, query = path.partition("?")
-    return {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": route,
-        "raw_path": route.encode(),
-        "query_string": query.encode(),
-        "root_path": "",
-        "headers": [(b"host", b"testserver"), (b"cookie", cookie.encode()), *(headers or [])],
-        "client": ("127.0.0.1", 5555),
-        "server": ("testserver", 80),
-    }
 
 
 class Browser:

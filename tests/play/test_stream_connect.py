@@ -31,10 +31,10 @@ def cookie_of(user: Any) -> str:
     return f"sessionid={session_cookies(user)['sessionid']}"
 
 
-def opened(app: StreamHandler, path: str, cookie: str, text: list[str]) -> "asyncio.Task[None]":
-    """A browser's stream of `path` with this session `cookie`: what it receives lands in `text`."""
+def request(path: str, cookie: str, headers: list[tuple[bytes, bytes]] | None = None) -> dict[str, Any]:
+    """A stream's connect as the server hands it to the app (its ASGI scope)."""
     route, _, query = path.partition("?")
-    scope = {
+    return {
         "type": "http",
         "asgi": {"version": "3.0"},
         "http_version": "1.1",
@@ -44,10 +44,15 @@ def opened(app: StreamHandler, path: str, cookie: str, text: list[str]) -> "asyn
         "raw_path": route.encode(),
         "query_string": query.encode(),
         "root_path": "",
-        "headers": [(b"host", b"testserver"), (b"cookie", cookie.encode())],
+        "headers": [(b"host", b"testserver"), (b"cookie", cookie.encode()), *(headers or [])],
         "client": ("127.0.0.1", 5555),
         "server": ("testserver", 80),
     }
+
+
+def opened(app: StreamHandler, path: str, cookie: str, text: list[str]) -> "asyncio.Task[None]":
+    """A browser's stream of `path` with this session `cookie`: what it receives lands in `text`."""
+    scope = request(path, cookie)
     asked = False
 
     async def receive() -> dict[str, Any]:
