@@ -15,14 +15,14 @@ from functools import cached_property
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
-from django.db.models import BigIntegerField, Exists, OuterRef, Q, QuerySet, Value
+from django.db.models import BigIntegerField, Exists, Model, OuterRef, Q, QuerySet, Value
 from django.db.models.functions import Cast
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
 from campaigns.models import Campaign, GameSession, Membership, PartyView, Role
 from characters.models import Character
-from config.compiled import Compiled, Slot
+from config.compiled import Compiled, Slot, together
 
 type Visitor = User | AnonymousUser
 
@@ -88,6 +88,19 @@ def campaign_for_gm(user: Visitor, campaign_id: int) -> Campaign:
     if found is None:
         raise Http404
     return found
+
+
+def table_for_gm[M: Model](user: Visitor, campaign_id: int, read: Compiled[M]) -> tuple[Campaign, list[M]]:
+    """`campaign_for_gm`, and the rows `read` gives of that campaign (its one value: the campaign's id) in the same
+    round trip: what the table's forms offer. A user who does not run the campaign gets 404, and none of them."""
+    if not user.is_authenticated:
+        raise Http404
+    found, rows = together(
+        (CAMPAIGN_RUN, {"user": user.pk, "campaign": campaign_id}), (read, {"campaign": campaign_id})
+    )
+    if not found:
+        raise Http404
+    return found[0], rows
 
 
 def campaign_for_owner(user: Visitor, campaign_id: int) -> Campaign:

@@ -168,7 +168,8 @@ class Event(models.Model):
     that undo restores exactly what was there, and the log can show what changed.
     """
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="events")
+    # Indexed with the id (Meta.indexes): a campaign's latest entries are the end of that index, however long its log.
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="events", db_index=False)
     # What the entry records: a rules.events.EventKind (its payload, `details`, is typed there).
     action = models.CharField(_("acción"), max_length=30)
     actor = models.ForeignKey(
@@ -202,7 +203,10 @@ class Event(models.Model):
         verbose_name = _("evento")
         verbose_name_plural = _("registro de la campaña")
         ordering = ["-id"]
-        indexes = [GinIndex(fields=["characters"], name="event_characters_gin")]
+        indexes = [
+            models.Index(fields=["campaign", "id"], name="event_campaign_log"),
+            GinIndex(fields=["characters"], name="event_characters_gin"),
+        ]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.action}"

@@ -12,7 +12,7 @@ from campaigns.models import Campaign, Event
 from characters.models import Character
 from config.compiled import Compiled
 from rules import engine
-from rules.actions.core import load, lock_campaign
+from rules.actions.core import locked
 from rules.actions.health import checked_duration, resting_set
 from rules.events import EventKind
 from rules.models import CalledCheck, CallStatus
@@ -49,8 +49,7 @@ def preview_advance(
     returns engine.advance's state, and when each thing happens inside it)."""
     checked_duration(seconds)
     with transaction.atomic():
-        campaign = lock_campaign(campaign)  # a consistent read, released before the (slower) preview
-        everyone = load(campaign, None)
+        campaign, everyone = locked(campaign, None)  # a consistent read, released before the (slower) preview
     resting_ids = resting_set(everyone, resting, not_resting)
     characters = [
         CharacterPreview(

@@ -120,9 +120,18 @@ class TableActionForm(StaleChoices, ActionForm[Actor, actions.Outcome], forms.Fo
     """A GM's action form on the table, bound to one campaign: character choices never leave it (another campaign's
     ids are invalid)."""
 
-    def __init__(self, *args: Any, campaign: Campaign, dice_for: Character | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        campaign: Campaign,
+        dice_for: Character | None = None,
+        roster: list[Character] | None = None,
+        **kwargs: Any,
+    ) -> None:
         kwargs.setdefault("label_suffix", "")
         self.campaign = campaign
+        if roster is not None:  # read already, with the campaign (play.views.table.gm_table)
+            self.__dict__["roster"] = roster
         self.dice_for = dice_for  # whose typed dice to ask for (a card's character); None: everyone's
         super().__init__(*args, **kwargs)
 

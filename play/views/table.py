@@ -21,7 +21,6 @@ from django_htmx.http import reswap, retarget
 from campaigns import access
 from campaigns.models import Campaign
 from characters.models import Character
-from config.compiled import Compiled
 from play.answers import (
     PARTY_VIEW,
     HtmxHttpRequest,
@@ -30,7 +29,7 @@ from play.answers import (
     render_changes,
 )
 from play.forms.advance import AdvanceForm
-from play.forms.base import TableActionForm
+from play.forms.base import IN_PLAY, TableActionForm
 from play.forms.care import ExertionForm, MedicateForm, PatientForm, TreatIllnessForm, TreatWoundsForm
 from play.forms.damage import DamageForm, ExposeForm
 from play.forms.fields import digits, posted
@@ -139,24 +138,27 @@ def slot_of(request: HtmxHttpRequest) -> str:
     return slot if slot.isascii() and slot.isalnum() and len(slot) <= 20 else "party"
 
 
-def chosen_character(request: HtmxHttpRequest, campaign: Campaign) -> Character | None:
-    """The card the form was opened from, if any: one of this campaign's characters, or 404."""
+def gm_table(request: HtmxHttpRequest, campaign_id: int) -> tuple[Campaign, list[Character]]:
+    """The campaign whose table this user runs (or 404), with its characters in play: what its forms offer and the
+    card a form was opened from are among them. One round trip."""
+    return access.table_for_gm(request.user, campaign_id, IN_PLAY)
+
+
+def chosen_character(request: HtmxHttpRequest, campaign: Campaign, roster: list[Character]) -> Character | None:
+    """The card the form was opened from, if any: one of this campaign's characters in play, or 404."""
     character_id = request.POST.get("character") or request.GET.get("character")
     if character_id is None:
         return None
     pk = digits(character_id)
-    character = None if pk is None else CHARACTER.first(campaign=campaign.pk, pk=pk)
+    character = next((character for character in roster if character.pk == pk), None)
     if character is None:
         raise Http404
     character.campaign = campaign  # as campaign.characters gives it: no query for it again
     return character
 
 
-CHARACTER = Compiled(lambda campaign, pk: Character.objects.filter(campaign_id=campaign, pk=pk))
-
-
-def patient_of(request: HtmxHttpRequest, campaign: Campaign) -> Character:
-    patient = chosen_character(request, campaign)
+def patient_of(request: HtmxHttpRequest, campaign: Campaign, roster: list[Character]) -> Character:
+    patient = chosen_character(request, campaign, roster)
     if patient is None:
         raise Http404
     return patient
@@ -173,10 +175,11 @@ def initial_of(request: HtmxHttpRequest, patient: Character | None) -> Initial:
     return initial
 
 
-def form_kwargs(request: HtmxHttpRequest, campaign: Campaign) -> dict[str, object]:
+def form_kwargs(request: HtmxHttpRequest, campaign: Campaign, roster: list[Character]) -> dict[str, object]:
     return {
         "data": request.POST if request.method == "POST" else None,
         "campaign": campaign,
+        "roster": roster,
         "auto_id": f"{slot_of(request)}-%s",
     }
 
@@ -237,26 +240,26 @@ def answer(
 @answers_in_place
 @require_http_methods(["GET", "POST"])
 def damage(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = access.campaign_for_gm(request.user, campaign_id)
-    patient = chosen_character(request, campaign)
-    form = DamageForm(**form_kwargs(request, campaign), initial=initial_of(request, patient), dice_for=patient)
+    campaign, roster = gm_table(request, campaign_id)
+    patient = chosen_character(request, campaign, roster)
+    form = DamageForm(**form_kwargs(request, campaign, roster), initial=initial_of(request, patient), dice_for=patient)
     return answer(request, campaign, form, _("Aplicar daño"), "damage", patient)
 
 
 @answers_in_place
 @require_http_methods(["GET", "POST"])
 def expose(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = access.campaign_for_gm(request.user, campaign_id)
-    patient = chosen_character(request, campaign)
-    form = ExposeForm(**form_kwargs(request, campaign), initial=initial_of(request, patient), dice_for=patient)
+    campaign, roster = gm_table(request, campaign_id)
+    patient = chosen_character(request, campaign, roster)
+    form = ExposeForm(**form_kwargs(request, campaign, roster), initial=initial_of(request, patient), dice_for=patient)
     return answer(request, campaign, form, _("Exponer a una enfermedad"), "expose", patient)
 
 
 @answers_in_place
 @require_http_methods(["GET", "POST"])
 def advance(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = access.campaign_for_gm(request.user, campaign_id)
-    form = AdvanceForm(**form_kwargs(request, campaign))
+    campaign, roster = gm_table(request, campaign_id)
+    form = AdvanceForm(**form_kwargs(request, campaign, roster))
     if request.method == "POST" and not form.stale() and form.is_valid() and form.previewing:
         return render_preview(request, campaign, form, "")
 
@@ -304,9 +307,9 @@ def care(
     request: HtmxHttpRequest, campaign_id: int, form_class: type[PatientForm], title: str, action: str
 ) -> HttpResponse:
     """A care action on one patient (treat wounds or an illness, medicine, exertion): its form, then its answer."""
-    campaign = access.campaign_for_gm(request.user, campaign_id)
-    patient = patient_of(request, campaign)
-    form = form_class(**form_kwargs(request, campaign), patient=patient)
+    campaign, roster = gm_table(request, campaign_id)
+    patient = patient_of(request, campaign, roster)
+    form = form_class(**form_kwargs(request, campaign, roster), patient=patient)
     return answer(request, campaign, form, title, action, patient)
 
 

@@ -122,14 +122,41 @@ def load(campaign: Campaign, character_ids: list[int] | None, removed: bool = Fa
     """Lock and load characters of this campaign with their rows, re-read under the campaign lock (in one round trip:
     the characters, then their wounds, then their illnesses); None means every character in play. `removed` also finds
     characters taken out of the campaign (an undo brings them back)."""
-    characters, wounds, illnesses = ROWS[removed, character_ids is not None]
+    reads = character_reads(campaign.pk, character_ids, removed)
+    return loaded_from(campaign, character_ids, *together(*reads))
+
+
+def locked(
+    campaign: Campaign | int, character_ids: list[int] | None, removed: bool = False
+) -> tuple[Campaign, list[Loaded]]:
+    """`lock_campaign`, then `load`, in one round trip: the campaign's row is locked first, as always, by the first
+    statement of the four."""
+    campaign_id = campaign if isinstance(campaign, int) else campaign.pk
+    reads = character_reads(campaign_id, character_ids, removed)
+    [found, *rows] = together((LOCKED, {"campaign": campaign_id}), *reads)
+    if not found:  # deleted meanwhile (another tab): said, never a 500
+        raise ActionError(_("Esta campaña ya no existe."))
+    return found[0], loaded_from(found[0], character_ids, *rows)
+
+
+def character_reads(
+    campaign_id: int, character_ids: list[int] | None, removed: bool
+) -> list[tuple[Compiled[Any], dict[str, Any]]]:
+    """The three locking reads of `load`, with their values."""
     chosen = [] if character_ids is None else character_ids
     if any(not 0 < pk < BIGGEST_ID for pk in chosen):  # no row has such an id (and PostgreSQL would refuse it)
         raise ActionError(_("Ese personaje no pertenece a esta campaña."), "characters")
-    values = {"campaign": campaign.pk, "characters": chosen}
-    loaded_characters, loaded_wounds, loaded_illnesses = together(
-        (characters, values), (wounds, values), (illnesses, values)
-    )
+    values = {"campaign": campaign_id, "characters": chosen}
+    return [(read, values) for read in ROWS[removed, character_ids is not None]]
+
+
+def loaded_from(
+    campaign: Campaign,
+    character_ids: list[int] | None,
+    loaded_characters: list[Character],
+    loaded_wounds: list[Wound],
+    loaded_illnesses: list[Illness],
+) -> list[Loaded]:
     if character_ids is not None and len(loaded_characters) != len(set(character_ids)):
         raise ActionError(_("Ese personaje no pertenece a esta campaña."), "characters")
     wounds_of: dict[int, list[Wound]] = defaultdict(list)

@@ -19,8 +19,7 @@ from rules.actions.core import (
     engine_call,
     finish,
     ids,
-    load,
-    lock_campaign,
+    locked,
     number,
     roll_record,
     typed_die,
@@ -65,9 +64,9 @@ def apply_damage(
     if isinstance(damage, Collision | Fall) and damage.weight_kg is not None:
         payload.weight_kg = number("weight_kg", damage.weight_kg, _("El peso"))
 
-    campaign = lock_campaign(campaign)
+    campaign, loads = locked(campaign, chosen)
     results = []
-    for loaded in load(campaign, chosen):
+    for loaded in loads:
         character, health = loaded.character, loaded.health
         match damage:
             case Fall(height_m=height, weight_kg=weight, difficulty=difficulty, dice=typed):
@@ -130,10 +129,9 @@ def advance_clock(
     Given the campaign `version` a preview was made at (`preview_advance`), it is refused with the field "version"
     if anything changed since: what is committed is then exactly what the GM read."""
     checked_duration(seconds)
-    campaign = lock_campaign(campaign)
+    campaign, everyone = locked(campaign, None)
     if version is not None and campaign.version != version:
         raise ActionError(_("La mesa ha cambiado desde la previsión: esta es la nueva."), "version")
-    everyone = load(campaign, None)
     resting_ids = resting_set(everyone, resting, not_resting)
     results = []
     for loaded in everyone:
@@ -187,7 +185,7 @@ def expose(
     chosen = ids(characters)
     if not chosen:
         raise ActionError(_("Elige al menos un personaje."), "characters")
-    campaign = lock_campaign(campaign)
+    campaign, loads = locked(campaign, chosen)
     disease_id = disease if isinstance(disease, int) else disease.pk
     found = Disease.objects.available_in(campaign).filter(pk=disease_id).first()
     if found is None:
@@ -195,7 +193,7 @@ def expose(
     illness = found.as_illness()
     payload = events.Expose(disease=found.name, category=found.category, call=call)
     results = []
-    for loaded in load(campaign, chosen):
+    for loaded in loads:
         health = loaded.health
         if health.dead:
             payload.skipped.append(loaded.character.pk)
@@ -227,8 +225,7 @@ def _healer(campaign: Campaign, healer: Character | int) -> Character:
 @transaction.atomic
 def treat_wounds(campaign: Campaign | int, patient: Character | int, healer: Character | int, *, by: Actor) -> Outcome:
     """A character with Curar Heridas treats the patient's wounds (it may be themself): they heal in half the time."""
-    campaign = lock_campaign(campaign)
-    [loaded] = load(campaign, ids([patient]))
+    campaign, [loaded] = locked(campaign, ids([patient]))
     found = _healer(campaign, healer)
     if loaded.health.dead:
         raise ActionError(_("%(name)s ha muerto y no puede hacerlo.") % {"name": loaded.character.name}, "characters")
@@ -254,8 +251,7 @@ def treat_illness(
     campaign: Campaign | int, patient: Character | int, illness: Illness | int, healer: Character | int, *, by: Actor
 ) -> Outcome:
     """Another character with Curar Heridas treats one illness (RULES.md: never the patient themself)."""
-    campaign = lock_campaign(campaign)
-    [loaded] = load(campaign, ids([patient]))
+    campaign, [loaded] = locked(campaign, ids([patient]))
     found = _healer(campaign, healer)
     if found.pk == loaded.character.pk:
         raise ActionError(_("Un personaje no puede tratar su propia enfermedad."), "healer")
@@ -274,8 +270,7 @@ def treat_illness(
 
 @transaction.atomic
 def medicate(campaign: Campaign | int, patient: Character | int, illness: Illness | int, *, by: Actor) -> Outcome:
-    campaign = lock_campaign(campaign)
-    [loaded] = load(campaign, ids([patient]))
+    campaign, [loaded] = locked(campaign, ids([patient]))
     index = _illness_index(loaded, illness)
     if loaded.health.illnesses[index].medicated:
         raise ActionError(_("Esa enfermedad ya tiene sus medicamentos."), "illness")
@@ -298,8 +293,7 @@ def exertion(
 ) -> Outcome:
     """A physical action while 1 ≤ PG ≤ 4: 1d12 + CON against 12, or lose 1 PG. Refused at any other PG. `call`: the
     called check this answers, for the log."""
-    campaign = lock_campaign(campaign)
-    [loaded] = load(campaign, ids([character]))
+    campaign, [loaded] = locked(campaign, ids([character]))
     if loaded.health.dead:
         raise ActionError(_("%(name)s ha muerto.") % {"name": loaded.character.name}, "character")
     if not loaded.health.penalties.exertion:

@@ -16,7 +16,18 @@ from campaigns.models import Campaign, Event, Invitation, Membership, PartyView,
 from characters.models import SHEET_RANGES, Character
 from rules import engine, events, mapping
 from rules.actions import co_gms
-from rules.actions.core import ActionError, Actor, Outcome, checked_name, finish, ids, load, lock_campaign, log, undoes
+from rules.actions.core import (
+    ActionError,
+    Actor,
+    Outcome,
+    checked_name,
+    finish,
+    ids,
+    lock_campaign,
+    locked,
+    log,
+    undoes,
+)
 from rules.models import CalledCheck, CallStatus
 
 NAME_LENGTH = 100
@@ -113,8 +124,7 @@ def edit_character(campaign: Campaign | int, character: Character | int, sheet: 
     """Change a character's sheet. Only the fields that differ are written, re-read under the campaign lock; a new
     CON moves max PG and keeps the damage (RULES.md section 7.9), and one that brings PG to 0 kills now. Giving the
     character a player cancels its pending invitation links."""
-    campaign = lock_campaign(campaign)
-    [loaded] = load(campaign, ids([character]))
+    campaign, [loaded] = locked(campaign, ids([character]))
     row = loaded.character
     sheet = checked_sheet(campaign, sheet, player_now=row.player_id)
     before = Sheet.of(row)
@@ -140,8 +150,7 @@ def edit_character(campaign: Campaign | int, character: Character | int, sheet: 
 def remove_character(campaign: Campaign | int, character: Character | int, *, by: Actor) -> Outcome:
     """Take a character out of the campaign. Its row, wounds, illnesses and log entries stay (the log keeps its name)
     and an undo brings it back; its pending invitation links and the checks it still owes are cancelled."""
-    campaign = lock_campaign(campaign)
-    [loaded] = load(campaign, ids([character]))
+    campaign, [loaded] = locked(campaign, ids([character]))
     row = loaded.character
     revoked = revoke_pending(row)
     owed = CalledCheck.objects.select_for_update().filter(character=row, status=CallStatus.PENDING).order_by("id")
@@ -160,8 +169,7 @@ def remove_character(campaign: Campaign | int, character: Character | int, *, by
 @transaction.atomic
 def create_invitation(campaign: Campaign | int, character: Character | int, *, by: Actor) -> Outcome:
     """A link for a player to claim a character that has none. A character has at most one pending link."""
-    campaign = lock_campaign(campaign)
-    [loaded] = load(campaign, ids([character]))
+    campaign, [loaded] = locked(campaign, ids([character]))
     row = loaded.character
     if row.player_id is not None:
         raise ActionError(_("%(name)s ya tiene jugador: no necesita invitación.") % {"name": row.name}, "character")

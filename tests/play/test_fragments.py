@@ -6,6 +6,7 @@ and the table costs the same queries whatever its size."""
 import re
 
 import pytest
+from django.db import connection
 from django.middleware.csrf import _unmask_cipher_token
 from django.template.loader import render_to_string
 from django.test import Client
@@ -16,6 +17,7 @@ from campaigns import access
 from campaigns.models import Invitation
 from characters.models import Character
 from play.forms.advance import AdvanceForm
+from play.snapshot import LATEST_HEADS
 from rules import actions
 from rules.damage import Attack, Gas
 from rules.models import Disease, Illness
@@ -228,20 +230,21 @@ def add_characters(world: World, first: int, last: int) -> None:
             Invitation.objects.create(campaign=world.campaign_a, character=character)
 
 
-# A quick damage from the table, answered in place: the session, the user, the campaign; the form's characters (its
-# choices, the dead, the dice, and the choice checked against them: play.forms.fields.RosterField); the action (the
-# lock; the characters, wounds and illnesses it changes, read together; then its writes with the campaign's version,
-# the event and the NOTIFY in one round trip; in a transaction, its BEGIN and COMMIT counted); the
-# answer's regions, from the campaign's rows read together in one round trip (play.snapshot.read_ahead: the
-# characters, the checks still waiting, the touched characters' wounds and illnesses, the log's page, the calls, the
-# invitation links; the event the action logged is at hand: it is the log's new entry and what the undo button names).
-# A count is of round trips: the rows read together are one.
-DAMAGE_QUERIES = 10
+# A quick damage from a card, answered in place: the session, the user; the campaign with its characters in play, read
+# together (the form's choices, the dead, the dice, the card it came from and the choice checked against them:
+# play.views.table.gm_table); the action (the lock with the characters, wounds and illnesses it changes, read
+# together; then its writes with the campaign's version, the event and the NOTIFY in one round trip; in a transaction,
+# its BEGIN and COMMIT counted); the answer's regions, from the campaign's rows read together in one round trip
+# (play.snapshot.read_ahead: the characters, the checks still waiting, the touched characters' wounds and illnesses,
+# the log's page, the calls, the invitation links; the event the action logged is at hand: it is the log's new entry
+# and what the undo button names). A count is of round trips: the rows read together are one.
+DAMAGE_QUERIES = 8
 
 
 def damage_queries(world: World, django_assert_max_num_queries) -> int:
     client = client_for(world.gm_a)
-    data = {"kind": "attack", "amount": "1", "characters": world.char_a1.pk}
+    card = world.char_a1.pk
+    data = {"kind": "attack", "amount": "1", "characters": card, "character": card, "slot": card}
     url = reverse("damage", args=[world.campaign_a.pk])
     with django_assert_max_num_queries(DAMAGE_QUERIES) as queries:
         response = client.post(url, data, HTTP_HX_REQUEST="true", HTTP_X_TAB="a" * 24)
@@ -316,3 +319,22 @@ def test_a_change_costs_the_fan_out_the_same_queries_for_1_or_3_views_and_4_or_4
     assert costs(world.gm_a, world.player_a) == alone == FAN_OUT_QUERIES
     crowd(36)
     assert costs(world.gm_a, world.player_a, world.player_a2) == FAN_OUT_QUERIES
+
+
+def test_the_logs_latest_page_is_read_from_the_end_of_an_index_however_long_the_log(world: World):
+    """Every change and every GM's page read the log's latest page (play.snapshot.LATEST_HEADS): of a campaign with
+    thousands of entries, its last ones since other campaigns logged many thousands more, PostgreSQL takes them from the
+    end of the index on (campaign, id), sorting none and skipping none of the other's."""
+    with connection.cursor() as cursor:
+        for campaign, entries in ((world.campaign_a, 3000), (world.campaign_b, 30000)):
+            cursor.execute(
+                "INSERT INTO campaigns_event (campaign_id, action, clock_before, clock_after, created, characters,"
+                " details, before, after, undone, actor_name, undone_by_name)"
+                " SELECT %s, 'damage', 0, 0, now(), '{}', '{}', '{}', '{}', false, '', '' FROM generate_series(1, %s)",
+                [campaign.pk, entries],
+            )
+        cursor.execute("ANALYZE campaigns_event")
+        sql, params = LATEST_HEADS.statement(campaign=world.campaign_a.pk)
+        cursor.execute(f"EXPLAIN {sql}", params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Index Scan Backward using event_campaign_log" in plan and "Sort" not in plan, plan
