@@ -1,6 +1,7 @@
 """config.compiled: every compiled query of the project gives what the ORM gives for the same values, run after run,
 on any thread's connection; what it refuses it refuses as the ORM does; each is prepared once per connection."""
 
+import re
 import threading
 from typing import Any
 
@@ -236,3 +237,23 @@ def test_a_number_no_row_can_hold_finds_nothing_as_with_the_orm(world: World) ->
         assert AWKWARD.list(campaign=huge) == list(AWKWARD.build(campaign=huge)) == []
         assert campaigns.access.CAMPAIGN_SEEN.first(user=world.gm_a.pk, campaign=huge) is None
     assert AWKWARD.list(campaign=world.campaign_a.pk) == list(AWKWARD.build(campaign=world.campaign_a.pk))
+
+
+@pytest.mark.django_db
+def test_an_actions_writes_go_as_prepared_statements_each_prepared_once_per_connection(world: World) -> None:
+    """The writes of rules.mapping, sent in one round trip (config.compiled.in_one_trip), are each the EXECUTE of a
+    statement prepared on the connection the first time it went there: a damage that writes what the one before did
+    prepares nothing (the first blow adds a wound, the next ones lengthen its run)."""
+    target = world.char_a1
+    for blow in range(3):
+        prepared_before = prepared_here()
+        with CaptureQueriesContext(connection) as ran:
+            actions.apply_damage(world.campaign_a, [target], Attack(amount=3), by=world.gm_a)
+        [trip] = [q["sql"] for q in ran if "written_" in q["sql"]]
+        assert "UPDATE" not in trip and "INSERT" not in trip and trip.count("EXECUTE written_") >= 3
+        assert set(re.findall(r"written_\d+", trip)) <= prepared_here()
+        if blow == 2:
+            assert prepared_here() == prepared_before
+        target.refresh_from_db()
+        assert target.pg == target.max_pg - 3 * (blow + 1)
+    assert world.campaign_a.events.count() == 3
