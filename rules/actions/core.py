@@ -75,10 +75,14 @@ LOCKED = Compiled(lambda campaign: Campaign.objects.select_for_update().filter(p
 
 def lock_campaign(campaign: Campaign | int) -> Campaign:
     campaign_id = campaign if isinstance(campaign, int) else campaign.pk
-    found = LOCKED.first(campaign=campaign_id)
-    if found is None:  # deleted meanwhile (another tab): said, never a 500
+    return the_locked(LOCKED.list(campaign=campaign_id))
+
+
+def the_locked(found: list[Campaign]) -> Campaign:
+    """The campaign row the lock read; one deleted meanwhile (another tab) is said, never a 500."""
+    if not found:
         raise ActionError(_("Esta campaña ya no existe."))
-    return found
+    return found[0]
 
 
 def ids(characters: Iterable[Character | int]) -> list[int]:
@@ -134,9 +138,8 @@ def locked(
     campaign_id = campaign if isinstance(campaign, int) else campaign.pk
     reads = character_reads(campaign_id, character_ids, removed)
     [found, *rows] = together((LOCKED, {"campaign": campaign_id}), *reads)
-    if not found:  # deleted meanwhile (another tab): said, never a 500
-        raise ActionError(_("Esta campaña ya no existe."))
-    return found[0], loaded_from(found[0], character_ids, *rows)
+    campaign = the_locked(found)
+    return campaign, loaded_from(campaign, character_ids, *rows)
 
 
 def character_reads(
