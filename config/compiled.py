@@ -290,10 +290,27 @@ def digests(*reads: tuple[Compiled[Any], dict[str, Any]]) -> tuple[str, ...]:
 def in_one_trip(statements: Sequence[tuple[str, Sequence[Any]]]) -> list[tuple[Any, ...]]:
     """Several statements (an action's writes) in one round trip, as `together` runs reads, each a prepared statement
     (`written`): the rows the last one returns (none when it returns none)."""
-    with sent([written(sql, params) for sql, params in statements]) as cursor:
-        while cursor.nextset():
-            pass
-        return list(cursor.fetchall()) if cursor.description is not None else []
+    return written_then_read(statements, [])[0]
+
+
+def written_then_read(
+    statements: Sequence[tuple[str, Sequence[Any]]], reads: Sequence[tuple[Compiled[Any], dict[str, Any]]]
+) -> tuple[list[tuple[Any, ...]], list[list[Any]]]:
+    """`in_one_trip`'s writes, then these compiled reads (as `together` runs them), all in the same round trip: the
+    rows the last write returns, and what each read's `list` gives — the rows as the writes left them, in their
+    transaction."""
+    queries = [written(sql, params) for sql, params in statements] + [
+        query.statement(**values) for query, values in reads
+    ]
+    with sent(queries) as cursor:
+        for _statement in statements[1:]:
+            cursor.nextset()
+        returned = list(cursor.fetchall()) if cursor.description is not None else []
+        results = []
+        for query, _values in reads:
+            cursor.nextset()
+            results.append(query.of_rows(cursor.fetchall()))
+        return returned, results
 
 
 @contextmanager

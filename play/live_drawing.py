@@ -59,12 +59,18 @@ def draw_change(change: notify.Change, views: set[Seen]) -> dict[Seen, str | Non
 def state_of(
     campaign: Campaign, touch: Touch, views: Iterable[Seen], event: Event | None, newest: bool, gm: bool = False
 ) -> Snapshot:
-    """The rows these views (and a GM's screen, with `gm`) draw a change from, read in one round trip. A player's
-    page draws all its companions when one is touched: then every card is read at once."""
+    """The rows these views (and a GM's screen, with `gm`) draw a change from, read in one round trip."""
+    read, gm, pages = unread(campaign, touch, views, gm)
+    return read.knowing(event, newest=newest).read_ahead(gm=gm, players=pages)
+
+
+def unread(campaign: Campaign, touch: Touch, views: Iterable[Seen], gm: bool) -> tuple[Snapshot, bool, bool]:
+    """The snapshot these views (and a GM's screen, with `gm`) draw a change from, its rows not yet read, and what
+    it reads them for: a GM's screen, players' pages. A player's page draws all its companions when one is touched:
+    then every card is read at once."""
     pages = any(seen.view.screen == Screen.PAGE for seen in views)
     gm = gm or any(seen.view.audience.is_gm for seen in views)
-    read = Snapshot(campaign) if pages else state_for(campaign, touch)
-    return read.knowing(event, newest=newest).read_ahead(gm=gm, players=pages)
+    return (Snapshot(campaign) if pages else state_for(campaign, touch)), gm, pages
 
 
 def draw_views(views: Iterable[Seen], touch: Touch, state: Snapshot | None) -> dict[Seen, str | None]:

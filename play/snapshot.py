@@ -91,8 +91,14 @@ class Snapshot:
         `digested`, the digests of exactly those rows too, as `digest` gives them (in `self.digested`)."""
         reads = self.reads(gm, players)
         digests_read: list[str] | None = [] if digested else None
-        rows = dict(zip(reads, together(*reads.values(), digested=digests_read), strict=True))
-        self.ahead, self.digested = True, tuple(digests_read or ())
+        rows = together(*reads.values(), digested=digests_read)
+        self.digested = tuple(digests_read or ())
+        return self.taking(dict(zip(reads, rows, strict=True)), gm, players)
+
+    def taking(self, rows: dict[str, list[Any]], gm: bool, players: bool) -> Snapshot:
+        """This snapshot with the rows of its `reads`, read (by `read_ahead`, or in the round trip of the action that
+        made the change: play.answers)."""
+        self.ahead = True
         roster = self.__dict__["roster"] = roster_from(self.campaign, rows["roster"])
         self.__dict__["pending"] = rows["pending"]
         if "wounds" in rows:

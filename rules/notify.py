@@ -16,6 +16,9 @@ from typing import Any
 
 from django.db import connection
 
+from campaigns.models import Campaign, Event
+from config.compiled import Compiled
+
 CHANNEL = "twelveplus_changes"
 LIMIT = 7900  # bytes; PostgreSQL refuses payloads of 8000 bytes or more
 
@@ -29,6 +32,16 @@ TAB = re.compile(r"[A-Za-z0-9-]{8,40}")
 # layer around a view that draws the change it makes for its own process's streams too (play.live_drawing.Promises),
 # so that the listener, which hears the change only after the commit, waits for that drawing instead of making its own.
 on_logged: ContextVar[Callable[[int, int], None] | None] = ContextVar("on_logged", default=None)
+
+# What the page layer reads of the campaign as an action leaves it, for the answer it draws: sent in the round trip
+# that logs the event, after the action's writes and in its transaction, instead of a round trip of its own after
+# the commit (config.compiled.written_then_read). Given the campaign and the event (its id not yet known), it names
+# its reads and what takes their rows once the event has its id. Set around a view that answers in place.
+type Reads = list[tuple[Compiled[Any], dict[str, Any]]]
+type Taken = Callable[[Event, list[list[Any]]], None]
+read_with_log: ContextVar[Callable[[Campaign, Event], tuple[Reads, Taken]] | None] = ContextVar(
+    "read_with_log", default=None
+)
 
 
 def tab_or_nothing(value: object) -> str:

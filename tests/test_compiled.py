@@ -21,13 +21,18 @@ import play.snapshot
 import rules.actions.core
 import rules.queries
 from characters.models import Character
-from config.compiled import Compiled
+from config.compiled import Compiled, written_then_read
 from config.compiled import together as compiled_together
-from rules import actions
+from rules import actions, mapping
 from rules.actions import Call
 from rules.damage import Attack
 from rules.models import CheckKind
 from tests.helpers import World, make_user
+
+# The names of a campaign's characters, for the reads after writes.
+NAMES = Compiled(
+    lambda campaign: Character.objects.filter(campaign=campaign).order_by("name").values_list("name", flat=True)
+)
 
 
 def state(row: Any) -> Any:
@@ -257,3 +262,16 @@ def test_an_actions_writes_go_as_prepared_statements_each_prepared_once_per_conn
         target.refresh_from_db()
         assert target.pg == target.max_pg - 3 * (blow + 1)
     assert world.campaign_a.events.count() == 3
+
+
+@pytest.mark.django_db
+def test_reads_sent_after_writes_in_one_round_trip_see_the_writes(world: World) -> None:
+    """config.compiled.written_then_read: the writes, then compiled reads, in one round trip of the same transaction;
+    the reads give what their `list` gives after the writes, and the last write's rows come back as in_one_trip's."""
+    target = world.char_a1
+    statement = mapping.update_statement([Character(pk=target.pk, name="Renamed")], ["name"])
+    returning = ("SELECT %s::int", [7])
+    with CaptureQueriesContext(connection) as ran:
+        returned, [names] = written_then_read([statement, returning], [(NAMES, {"campaign": world.campaign_a.pk})])
+    assert len(ran) == 1 and returned == [(7,)]
+    assert "Renamed" in names and names == list(NAMES.build(campaign=world.campaign_a.pk))

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event
 from characters.models import Character
-from config.compiled import Compiled, Slot, in_one_trip, together
+from config.compiled import Compiled, Slot, together, written_then_read
 from rules import dice, engine, events, mapping, notify
 from rules.models import CheckKind, Illness, Wound
 
@@ -220,7 +220,8 @@ def log(
 ) -> Event:
     """Append one event to the campaign log, bump the campaign's version and tell every server process. The action's
     own `writes` (its rows, rules.mapping.Changes) go to PostgreSQL in one round trip with the campaign's version, the
-    event and the notification that names it (rules.notify.sent_with)."""
+    event and the notification that names it (rules.notify.sent_with) — and what the page layer reads of the change
+    for its answer (rules.notify.read_with_log)."""
     clock_before = campaign.clock
     campaign.clock = clock_before if clock_after is None else clock_after
     campaign.version += 1
@@ -240,9 +241,13 @@ def log(
         mapping.update_statement([campaign], ["clock", "version"]),
         notify.sent_with(mapping.insert_one_statement(event), campaign.pk, characters),
     ]
-    [(event.pk, _notified)] = in_one_trip(statements)
+    ahead = notify.read_with_log.get()
+    reads, taken = ahead(campaign, event) if ahead is not None else ([], None)
+    [(event.pk, _notified)], rows = written_then_read(statements, reads)
     event._state.adding, event._state.db = False, DEFAULT_DB_ALIAS
     notify.logged(campaign.pk, event.pk)
+    if taken is not None:
+        taken(event, rows)
     return event
 
 

@@ -16,15 +16,21 @@ from django.utils import timezone
 from campaigns import access
 from campaigns.models import Campaign, Invitation
 from characters.models import Character
+from play.answers import Ahead
 from play.forms.advance import AdvanceForm
+from play.live_drawing import Seen, draw_views, state_of
+from play.screens import Screen, View
 from play.snapshot import LATEST_HEADS
+from play.touch import touch_of
 from rules import actions
+from rules.actions import Call
 from rules.damage import Attack, Gas
-from rules.models import Disease, Illness
-from tests.helpers import World, client_for, make_user, on_a_thread, plague, streamed
+from rules.models import CalledCheck, CheckKind, Disease, Illness
+from tests.helpers import HTMX, World, client_for, make_user, on_a_thread, plague, streamed
 from tests.regions import element_by_id, regions_in
 
 TOKEN = re.compile(r'(value="|"X-CSRFToken": ")[A-Za-z0-9]{64}"')
+FALL = Call(CheckKind.FALL, height_m=10, difficulty=15)
 CSRF_INPUT = re.compile(r'<input type="hidden" name="csrfmiddlewaretoken" value="[A-Za-z0-9]{64}">')
 
 
@@ -234,11 +240,11 @@ def add_characters(world: World, first: int, last: int) -> None:
 # together (the form's choices, the dead, the dice, the card it came from and the choice checked against them:
 # play.views.table.gm_table); the action (the lock with the characters, wounds and illnesses it changes, read
 # together; then its writes with the campaign's version, the event and the NOTIFY in one round trip; in a transaction,
-# its BEGIN and COMMIT counted); the answer's regions, from the campaign's rows read together in one round trip
-# (play.snapshot.read_ahead: the characters, the checks still waiting, the touched characters' wounds and illnesses,
-# the log's page, the calls, the invitation links; the event the action logged is at hand: it is the log's new entry
-# and what the undo button names). A count is of round trips: the rows read together are one.
-DAMAGE_QUERIES = 8
+# its BEGIN and COMMIT counted); the answer's regions, from the campaign's rows read in that same round trip, after
+# the writes (play.answers.Ahead: the characters, the checks still waiting, the touched characters' wounds and
+# illnesses, the log's page, the calls, the invitation links; the event the action logged is at hand: it is the log's
+# new entry and what the undo button names). A count is of round trips: the rows read together are one.
+DAMAGE_QUERIES = 7
 
 
 def damage_queries(world: World, django_assert_max_num_queries) -> int:
@@ -257,6 +263,50 @@ def test_a_quick_damage_costs_the_same_queries_with_4_or_40_characters(world: Wo
     few = damage_queries(world, django_assert_max_num_queries)
     add_characters(world, 4, 40)
     assert damage_queries(world, django_assert_max_num_queries) == few <= DAMAGE_QUERIES
+
+
+def test_an_answer_drawn_from_the_rows_read_with_its_log_is_what_a_read_after_the_commit_draws(world: World):
+    """The quick damage's answer comes from rows read before the commit, in the round trip that logged the event
+    (play.answers.Ahead): they are the rows committed, drawn exactly as a read after the commit draws them."""
+    add_characters(world, 0, 4)
+    card = world.char_a1.pk
+    data = {"kind": "attack", "amount": "2", "characters": card, "character": card, "slot": card}
+    response = client_for(world.gm_a).post(reverse("damage", args=[world.campaign_a.pk]), data, **HTMX)
+    assert response.status_code == 200
+    campaign = Campaign.objects.get(pk=world.campaign_a.pk)
+    event = campaign.events.latest("id")
+    seen = Seen(View(access.table_of(campaign), Screen.TABLE), "http://testserver", "es")
+    touch = touch_of(event)
+    drawn = draw_views({seen}, touch, state_of(campaign, touch, [seen], event, newest=True, gm=True))[seen]
+    assert drawn and f'id="card-{card}"' in drawn and response.content.decode().startswith(drawn)
+
+
+def test_rows_read_with_the_log_are_let_go_when_the_action_writes_after_it(world: World):
+    """An action that writes after its log entry (a cancelled call: the entry, then the calls closed) is drawn from
+    rows read after the commit: its answer shows the calls closed, as a reload does."""
+    outcome = actions.call_check(world.campaign_a, [world.char_a1, world.char_a2], FALL, by=world.gm_a)
+    pending = [str(check.pk) for check in CalledCheck.objects.filter(called=outcome.event)]
+    response = client_for(world.gm_a).post(
+        reverse("cancel_check", args=[world.campaign_a.pk]), {"checks": pending}, **HTMX
+    )
+    assert response.status_code == 200
+    calls = element_by_id(response.content.decode(), "calls").html
+    assert calls == element_by_id(page(client_for(world.gm_a), world), "calls").html
+    assert "Tiradas pedidas" not in calls
+
+
+def test_rows_read_ahead_are_let_go_by_any_statement_after_them_but_a_savepoint_released():
+    ahead = Ahead()
+    ahead.event, ahead.state = object(), object()  # type: ignore[assignment]
+    sent: list[str] = []
+
+    def execute(sql: str, *args: object) -> None:
+        sent.append(sql)
+
+    ahead.after(execute, "RELEASE SAVEPOINT s1", None, False, {})
+    assert ahead.state is not None
+    ahead.after(execute, "UPDATE rules_calledcheck SET status = 'cancelled'", None, False, {})
+    assert ahead.state is None and ahead.event is None and len(sent) == 2
 
 
 # The table: the session, the user and the campaign; the digests of the rows its regions draw from (the screen is
