@@ -198,16 +198,6 @@ def answer(
     the form and its messages when something is wrong or its choices changed since it was drawn (or with what
     `on_action_error` answers to the action's error, if anything)."""
     slot = slot_of(request)
-    context = {
-        "campaign": campaign,
-        "form": form,
-        "patient": patient,
-        "slot": slot,
-        "title": title,
-        "action_url": reverse(url_name, args=[campaign.pk]),
-        "filled": "kind" if request.method == "GET" and "kind" in request.GET else "",
-        "drawing": gm_drawing(campaign, request),  # the clock form draws who rests as its region
-    }
     # A form drawn again after a refusal looks as it did the first time (a choice of one already made).
     form.preselect_single_choices()
     if request.method == "GET":
@@ -225,6 +215,16 @@ def answer(
         error = form.action_error
         if on_action_error is not None and error is not None and (answered := on_action_error(error)) is not None:
             return answered
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "patient": patient,
+        "slot": slot,
+        "title": title,
+        "action_url": reverse(url_name, args=[campaign.pk]),
+        "filled": "kind" if request.method == "GET" and "kind" in request.GET else "",
+        "drawing": gm_drawing(campaign, request),  # the clock form draws who rests as its region
+    }
     if not request.htmx:
         status = 400 if request.method == "POST" else 200
         return render(request, "action_page.html", {**context, "template": template}, status=status)
