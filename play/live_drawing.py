@@ -5,6 +5,7 @@ by the request that made it (`Promises`: that request draws it for its process's
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterable
 from concurrent.futures import Future, InvalidStateError
@@ -118,19 +119,25 @@ class Promises:
     waits for that drawing instead of reading and drawing the change a second time. A promise not kept (the request
     drew nothing for streams) is released when the request ends, and the listener then draws the change itself."""
 
-    KEPT_SECONDS = 30.0  # a promise nobody came for (this process's listener did not hear it) is let go after this
+    KEPT_SECONDS = 30.0  # a promise is let go after this (its request and its listener have it: neither waits)
 
     def __init__(self) -> None:
-        self.made: dict[tuple[int, int], tuple[float, Future[dict[Seen, str | None] | None]]] = {}
+        self.made: dict[tuple[int, int], tuple[float, Future[dict[Seen, str | None] | None]]] = {}  # oldest first
+        self.lock = threading.Lock()  # for those who make promises; `of` only looks (a dict's get is atomic)
 
     def promise(self, campaign_id: int, event_id: int) -> Future[dict[Seen, str | None] | None]:
-        """Made on the request's thread, in the action's transaction (dict operations are atomic between threads)."""
+        """Made on the request's thread, in the action's transaction. The promises older than KEPT_SECONDS are let go
+        first, from the oldest on: as many steps as promises let go, however many are kept (a busy process makes
+        hundreds in that time)."""
         now = time.monotonic()
-        for key, (made, kept) in list(self.made.items()):
-            if kept.done() and now - made > self.KEPT_SECONDS:
-                self.made.pop(key, None)
         future: Future[dict[Seen, str | None] | None] = Future()
-        self.made[(campaign_id, event_id)] = (now, future)
+        with self.lock:
+            while self.made:
+                oldest = next(iter(self.made))
+                if now - self.made[oldest][0] <= self.KEPT_SECONDS:
+                    break
+                del self.made[oldest]
+            self.made[(campaign_id, event_id)] = (now, future)
         return future
 
     def of(self, campaign_id: int, event_id: int | None) -> Future[dict[Seen, str | None] | None] | None:

@@ -171,3 +171,21 @@ def test_what_the_request_draws_for_each_view_is_what_the_listener_would(world, 
     assert drawn.keys() == views
     assert drawn == again
     assert any(html for html in drawn.values())
+
+
+def test_promises_older_than_their_time_are_let_go_oldest_first_and_the_young_kept(monkeypatch):
+    """Let go from the oldest on, whether kept or not (the request and the listener hold theirs: neither waits on the
+    process's list); a young promise stays findable however many are made."""
+    now = [1000.0]
+    monkeypatch.setattr(live_drawing.time, "monotonic", lambda: now[0])
+    made = live_drawing.Promises()
+    old = [made.promise(1, event) for event in range(1, 4)]
+    keep(old[0], None)  # released; the others never kept
+    now[0] += made.KEPT_SECONDS / 2
+    young = [made.promise(2, event) for event in range(1, 1001)]
+    assert all(made.of(1, event) is old[event - 1] for event in range(1, 4))
+    now[0] += made.KEPT_SECONDS / 2 + 1
+    latest = made.promise(3, 1)
+    assert [made.of(1, event) for event in range(1, 4)] == [None, None, None]
+    assert made.of(2, 1000) is young[-1] and made.of(3, 1) is latest and len(made.made) == 1001
+    assert made.of(3, None) is None
