@@ -5,6 +5,8 @@ whichever drew it. In this process: streams through config.stream_gate.StreamHan
 client on a worker thread, the hub's listener hearing PostgreSQL's notifications."""
 
 import asyncio
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -189,3 +191,24 @@ def test_promises_older_than_their_time_are_let_go_oldest_first_and_the_young_ke
     assert [made.of(1, event) for event in range(1, 4)] == [None, None, None]
     assert made.of(2, 1000) is young[-1] and made.of(3, 1) is latest and len(made.made) == 1001
     assert made.of(3, None) is None
+
+
+def test_promises_made_on_many_threads_at_once_are_each_found(monkeypatch):
+    """Requests make promises on their own threads while old ones are let go: none is lost, none raises."""
+    now = [1000.0]
+    monkeypatch.setattr(live_drawing.time, "monotonic", lambda: now[0])
+    made = live_drawing.Promises()
+    for event in range(1, 501):
+        made.promise(1, event)  # old, let go by the first promise made below
+    now[0] += made.KEPT_SECONDS + 1
+    start = threading.Barrier(8)
+
+    def requests(thread: int) -> list[Future[Any]]:
+        start.wait()
+        return [made.promise(2, thread * 1000 + event) for event in range(200)]
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        promised = list(pool.map(requests, range(8)))
+    assert len(made.made) == 8 * 200 and made.of(1, 1) is None
+    for thread, futures in enumerate(promised):
+        assert all(made.of(2, thread * 1000 + event) is future for event, future in enumerate(futures))
