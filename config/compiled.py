@@ -9,10 +9,10 @@ are written once as a function of their slots —
 
 The function is called once, with a `Slot` for each argument (so a value can never be baked into the SQL by mistake:
 whatever changes between calls must be an argument); its queryset is compiled then, and each call runs that SQL with
-the slots filled, on the calling thread's connection, and builds rows exactly as the ORM does (Django's own iterables:
-model instances with `select_related`, `values_list`, annotations). A list goes into a query through the `any` lookup
-(`pk__any=ids`: `= ANY(array)`, one statement whatever the list's length). `together` runs several compiled queries
-in one round trip: what a screen's drawing reads first (play.snapshot.Snapshot.read_ahead).
+the slots filled, on the calling thread's connection, and builds rows exactly as the ORM does (`Making`: model
+instances with `select_related` and annotations, `values_list`'s rows). A list goes into a query through the `any`
+lookup (`pk__any=ids`: `= ANY(array)`, one statement whatever the list's length). `together` runs several compiled
+queries in one round trip: what a screen's drawing reads first (play.snapshot.Snapshot.read_ahead).
 
 `digests` asks PostgreSQL instead for a digest of the rows each query would give (the md5 of their text, in their
 order): what a screen drawn from those rows is kept under (play.screens.whole_screen), so that asking whether it is
@@ -32,7 +32,6 @@ the per-request query counts the tests assert do not see it. An action's writes,
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import inspect
 import re
@@ -45,6 +44,7 @@ from typing import Any, ClassVar, cast
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Expression, Field, ForeignObject, Lookup, Model, QuerySet
+from django.db.models.query import FlatValuesListIterable, ModelIterable, ValuesListIterable, get_related_populators
 from django.db.models.sql.compiler import SQLCompiler
 from psycopg import sql as psql
 
@@ -117,10 +117,7 @@ class Compiled[M: Model]:
         self.ready: tuple[QuerySet[M, Any], SQLCompiler, str, tuple[Any, ...]] | None = None
         self.types: dict[str, list[str]] = {}  # of its parameters, by variant, as PostgreSQL inferred them
         self.lock = threading.Lock()
-        # How its rows' values are converted (the fields' from_db_value), worked out at its first run: the same for
-        # every run, as its columns are (PostgreSQL's backend adds no converter of its own; each is given the
-        # running connection when it converts).
-        self.converters: dict[int, tuple[list[Any], Any]] | None = None
+        self.making: Making | None = None  # how its rows become what `list` gives, worked out at its first run
 
     def compile(self) -> tuple[QuerySet[M, Any], SQLCompiler, str, tuple[Any, ...]]:
         with self.lock:
@@ -136,39 +133,17 @@ class Compiled[M: Model]:
                 self.ready = queryset, compiler, sql, tuple(params)
             return self.ready
 
-    def queryset(self, *args: Any, **kwargs: Any) -> QuerySet[M, Any]:
-        """An unevaluated queryset that runs the compiled SQL with these values when iterated (once)."""
-        sql, filled = self.statement(*args, **kwargs)
-        return self.replaced(as_sql=lambda *args, **kwargs: (sql, filled))
-
-    def of_rows(self, rows: list[tuple[Any, ...]]) -> list[Any]:
+    def of_rows(self, rows: Sequence[tuple[Any, ...]]) -> list[Any]:
         """What `list` gives, from the rows of its statement fetched already (`together`)."""
-        return list(self.replaced(execute_sql=lambda *args, **kwargs: [rows]))
+        making = self.making or self.made_how()
+        return making.make(making.converted(rows) if making.converters else rows)
 
-    def replaced(self, **methods: Callable[..., Any]) -> QuerySet[M, Any]:
-        """The compiled queryset, its compiler's `methods` replaced, on this thread's connection."""
+    def made_how(self) -> Making:
         template, compiler, _sql, _params = self.ready or self.compile()
-        running = copy.copy(compiler)
-        running.connection = connections[template.db]  # this thread's
-        running.get_converters = self.converters_of(compiler)  # type: ignore[method-assign,assignment]
-        for name, method in methods.items():
-            setattr(running, name, method)
-        query = copy.copy(template.query)
-        query.get_compiler = lambda *args, **kwargs: running  # type: ignore[method-assign]
-        queryset = object.__new__(type(template))  # a copy of the template, never evaluated (copy.copy would run it)
-        queryset.__dict__ = {**template.__dict__, "_query": query, "_result_cache": None}
-        return queryset
-
-    def converters_of(self, compiler: SQLCompiler) -> Callable[[Any], dict[int, tuple[list[Any], Any]]]:
-        """The compiler's get_converters, worked out once for every run."""
-        real = compiler.get_converters
-
-        def converters(expressions: Any) -> dict[int, tuple[list[Any], Any]]:
-            if self.converters is None:
-                self.converters = real(expressions)
-            return self.converters
-
-        return converters
+        with self.lock:
+            if self.making is None:
+                self.making = Making(template, compiler)
+            return self.making
 
     def statement(self, *args: Any, **kwargs: Any) -> tuple[str, tuple[Any, ...]]:
         """The SQL and its parameters for these values: the `EXECUTE` of its prepared statement, prepared first on
@@ -227,16 +202,83 @@ class Compiled[M: Model]:
         return self.types[variant]
 
     def list(self, *args: Any, **kwargs: Any) -> list[M]:
-        return list(self.queryset(*args, **kwargs))
+        with sent([self.statement(*args, **kwargs)]) as cursor:
+            return self.of_rows(cursor.fetchall())
 
     def rows(self, *args: Any, **kwargs: Any) -> Sequence[Any]:
         """For a `values_list` query: its rows (tuples, or values when flat)."""
-        return cast(Sequence[Any], list(self.queryset(*args, **kwargs)))
+        return cast(Sequence[Any], self.list(*args, **kwargs))
 
     def first(self, *args: Any, **kwargs: Any) -> M | None:
         """The first row or None (for a query of one row at most: by key, or limited)."""
         found = self.list(*args, **kwargs)
         return found[0] if found else None
+
+
+class Making:
+    """How a compiled query's rows become what its queryset would give — model instances as Django's ModelIterable
+    makes them (with the rows `select_related` reads with them, and annotations), or `values_list`'s tuples and
+    values — worked out once from its compiled form, instead of a queryset set up anew for every run (copied, its
+    iterable and related populators made again: more than the rows themselves cost, ~10–30 µs a query, a dozen
+    queries a change: issue 22). Other shapes (`values()`, named tuples, prefetching) are refused when first run.
+    tests/test_compiled.py holds every compiled query of the project to the ORM."""
+
+    def __init__(self, template: QuerySet[Any, Any], compiler: SQLCompiler) -> None:
+        self.db = template.db
+        columns = [column[0] for column in compiler.select[: compiler.col_count]]
+        # The fields' own conversions (from_db_value); PostgreSQL's backend adds none. Each is handed the running
+        # thread's connection.
+        self.converters = list(compiler.get_converters(columns).items())
+        iterable = template._iterable_class
+        self.make: Callable[[Sequence[Any]], list[Any]]
+        mode = template._fetch_mode  # type: ignore[attr-defined]
+        prefetching = template._prefetch_related_lookups  # type: ignore[attr-defined]
+        if prefetching or template._known_related_objects or mode.track_peers:  # type: ignore[attr-defined]
+            raise TypeError(f"a compiled query reads its rows alone: {template.query}")
+        if iterable is ModelIterable:
+            self.make = self.models(compiler, mode)
+        elif iterable is ValuesListIterable:
+            count = compiler.col_count
+            self.make = lambda rows: [tuple(row[:count]) for row in rows]
+        elif iterable is FlatValuesListIterable:
+            self.make = lambda rows: [row[0] for row in rows]
+        else:
+            raise TypeError(f"a compiled query gives model instances or values_list's rows: {template.query}")
+
+    def models(self, compiler: SQLCompiler, mode: Any) -> Callable[[Sequence[Any]], list[Any]]:
+        info, select = compiler.klass_info, compiler.select
+        assert info is not None
+        first, last = info["select_fields"][0], info["select_fields"][-1] + 1
+        names = [column[0].target.attname for column in select[first:last]]
+        model, db = info["model"], self.db
+        related = get_related_populators(info, select, db, mode)  # they keep nothing of a row: made once for all
+        annotations = list(compiler.annotation_col_map.items())
+
+        def make(rows: Sequence[Any]) -> list[Any]:
+            made = []
+            for row in rows:
+                instance = model.from_db(db, names, row[first:last], fetch_mode=mode)
+                for populator in related:
+                    populator.populate(row, instance)
+                for name, position in annotations:
+                    setattr(instance, name, row[position])
+                made.append(instance)
+            return made
+
+        return make
+
+    def converted(self, rows: Sequence[Any]) -> list[list[Any]]:
+        connection = connections[self.db]
+        done = []
+        for row in rows:
+            values = list(row)
+            for position, (converters, expression) in self.converters:
+                value = values[position]
+                for converter in converters:
+                    value = converter(value, expression, connection)
+                values[position] = value
+            done.append(values)
+        return done
 
 
 # The whole numbers each integer type holds.

@@ -21,7 +21,7 @@ import play.snapshot
 import rules.actions.core
 import rules.queries
 from characters.models import Character
-from config.compiled import Compiled, written_then_read
+from config.compiled import Compiled, Making, written_then_read
 from config.compiled import together as compiled_together
 from rules import actions, mapping
 from rules.actions import Call
@@ -36,12 +36,12 @@ NAMES = Compiled(
 
 
 def state(row: Any) -> Any:
-    """What a row holds, and what it holds of the rows read with it (select_related)."""
+    """What a row holds, and what it holds of the rows read with it (select_related), and how it was read."""
     if not isinstance(row, Model):
         return row
     fields = {name: value for name, value in row.__dict__.items() if name != "_state"}
     related = {name: state(value) for name, value in row._state.fields_cache.items()}
-    return fields, related
+    return type(row), fields, related, (row._state.adding, row._state.db, row._state.fetch_mode)
 
 
 def values_for(query: Compiled[Any], world: World, campaign: Any, user: Any) -> dict[str, Any]:
@@ -81,7 +81,7 @@ def test_each_compiled_query_gives_what_the_orm_gives(world: World) -> None:
                 values = values_for(query, world, campaign, user)
                 with transaction.atomic():  # the locking reads run in one, as in an action
                     with CaptureQueriesContext(connection) as ran:
-                        compiled = list(query.queryset(**values))
+                        compiled = query.list(**values)
                     expected = list(query.build(**values))
                 assert len(ran) == 1
                 assert [state(row) for row in compiled] == [state(row) for row in expected], query.build
@@ -113,6 +113,15 @@ def test_a_locking_read_outside_a_transaction_is_refused_as_by_the_orm(world: Wo
         rules.actions.core.LOCKED.first(campaign=world.campaign_a.pk)
     with pytest.raises(transaction.TransactionManagementError):
         rules.actions.core.LOCKED.first(campaign=world.campaign_a.pk)
+
+
+@pytest.mark.django_db
+def test_a_shape_it_does_not_make_is_refused(world: World) -> None:
+    for queryset in (Character.objects.values("name"), Character.objects.prefetch_related("wounds")):
+        compiler = queryset.query.get_compiler(using=queryset.db)
+        compiler.as_sql()
+        with pytest.raises(TypeError):
+            Making(queryset, compiler)
 
 
 @pytest.mark.django_db
