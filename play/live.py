@@ -323,6 +323,14 @@ class Hub:
                 self.deliver(watcher, text)
 
     async def dispatch(self, payload: str) -> None:
+        change = notify.Change.parse(payload)
+        if change is None:
+            self.notice(payload)
+        else:
+            await self.changed(change)
+
+    def notice(self, payload: str) -> None:
+        """An account's notice: its sessions' streams end, if they no longer sign it in."""
         user_id = notify.changed_user(payload)
         if user_id is not None:
             mine = [
@@ -339,10 +347,9 @@ class Hub:
             for everyone in list(self.watchers.values()):
                 for watcher in [watcher for watcher in everyone if watcher.session == ended]:
                     self.deliver(watcher, SESSION)
-            return
-        change = notify.Change.parse(payload)
-        if change is None:
-            return
+
+    async def changed(self, change: notify.Change) -> None:
+        """A change of a campaign: each of its streams here gets it as its view draws it, once."""
         self.changes_heard += 1
         self.heard[change.campaign_id] = self.changes_heard  # before any wait: a connect's mark sees it at once
         # It may end a remembered stream (its audience no longer watches): those come back through Django. Again at

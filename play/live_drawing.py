@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future, InvalidStateError
 from contextlib import suppress
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from django.db import connections
 from django.urls import get_script_prefix, set_script_prefix
@@ -35,10 +36,17 @@ class Seen:
     language: str
     prefix: str = "/"
 
+    def __hash__(self) -> int:
+        return self.hashed
+
+    @cached_property  # a change looks its views up by this for every stream: hashed once, not level by level
+    def hashed(self) -> int:
+        return hash((self.view, self.site, self.language, self.prefix))
+
 
 def sse(event: str, text: str) -> str:
-    data = "\n".join(f"data: {line}" for line in text.splitlines() or [""])
-    return f"event: {event}\n{data}\n\n"
+    data = "\ndata: ".join(text.splitlines() or [""])
+    return f"event: {event}\ndata: {data}\n\n"
 
 
 # --- drawing (sync: the ORM and templates) ---------------------------------------------------------------------------
