@@ -415,25 +415,40 @@ async def stack_clicker(base: str, tables: list[Table], size: int) -> tuple[Clic
 
 async def measure(click: Click, groups: list[list[Screen]], changes: int, seed: int) -> list[Sample]:
     """`changes` clicks, each on a random group (campaign); each waits for its change on the group's every screen."""
-    rng = random.Random(seed)
-    samples = []
-    for _ in range(changes):
-        group = rng.randrange(len(groups))
-        t0 = time.perf_counter()
-        # The screens may show the change before the GM's answer arrives: they record every marker as it comes.
-        marker = await click(group)
-        t_gm = time.perf_counter()
-        screens = groups[group]
-        times = [s.seen.get(marker) for s in screens]
-        if all(t is not None for t in times):
-            t_last = max(t for t in times if t is not None)
-        else:
-            t_last = await asyncio.wait_for(wait_marker(screens, marker, t0), 60)
-        if min(s.seen[marker] for s in screens) < t0:
-            raise AssertionError("a change was seen before its click")
-        samples.append(Sample(t_last - t0, t_gm - t0))
-        await asyncio.sleep(0.01)  # let the last writes and the GM's connection settle
+    [samples] = await taking_turns([(click, groups)], changes, seed)
     return samples
+
+
+async def taking_turns(parts: list[tuple[Click, list[list[Screen]]]], changes: int, seed: int) -> list[list[Sample]]:
+    """`changes` clicks for each part (a server's clicks and the screens of its groups), the parts taking turns click by
+    click — whatever slows this shared machine for a while slows each of them alike — and each part's groups picked
+    in the same order (the same seed). The first part of each turn goes round, so none always clicks first."""
+    picks = [random.Random(seed) for _ in parts]
+    samples: list[list[Sample]] = [[] for _ in parts]
+    for turn in range(changes):
+        for offset in range(len(parts)):
+            index = (turn + offset) % len(parts)
+            click, groups = parts[index]
+            group = picks[index].randrange(len(groups))
+            samples[index].append(await clicked(click, group, groups[group]))
+            await asyncio.sleep(0.01)  # let the last writes and the GM's connection settle
+    return samples
+
+
+async def clicked(click: Click, group: int, screens: list[Screen]) -> Sample:
+    """One click on a group, timed until the GM's answer and until its change is on every screen of the group."""
+    t0 = time.perf_counter()
+    # The screens may show the change before the GM's answer arrives: they record every marker as it comes.
+    marker = await click(group)
+    t_gm = time.perf_counter()
+    times = [s.seen.get(marker) for s in screens]
+    if all(t is not None for t in times):
+        t_last = max(t for t in times if t is not None)
+    else:
+        t_last = await asyncio.wait_for(wait_marker(screens, marker, t0), 60)
+    if min(s.seen[marker] for s in screens) < t0:
+        raise AssertionError("a change was seen before its click")
+    return Sample(t_last - t0, t_gm - t0)
 
 
 async def wait_marker(screens: list[Screen], marker: int, t0: float) -> float:

@@ -8,7 +8,9 @@ NOTIFY, a few bytes fanned out). Per change: t0 just before the GM's POST is sen
 GM's round trip until its response is complete, and the time until the change is visible at the *last* SSE client
 (its message complete; the change is recognised by a marker no earlier message carries: the new PG value for the app,
 the new version for the floors). Rows: N = 10, 200, 1000 clients on one campaign (a third each on the GM's and two
-players' streams) and 100 campaigns × 6 clients; each row 3 times, the median of the runs' p50s and p99s is reported;
+players' streams) and 100 campaigns × 6 clients; the three servers' screens are open at once and their clicks take
+turns, one each (this machine's speed drifts from minute to minute: a floor measured a minute after the app would
+not be measured on the same machine); each row 3 times, the median of the runs' p50s and p99s is reported;
 CPU per change is each server process's CPU time over the run ÷ changes. Then a reconnect storm (1000 clients drop
 and reconnect at once, another user loading a page meanwhile), the GM's table page GET at 4 and 40 characters against
 a minimal Django view, the CPU per change summed over several app processes (a campaign's screens routed to one of
@@ -48,13 +50,16 @@ from bench.crowd import (  # noqa: E402 - sets Django up first, as the servers u
     start_app,
     start_floor,
     start_stack,
+    taking_turns,
 )
 from bench.goals import Previews, Spread, measure_previews, print_goals, print_previews  # noqa: E402
 from bench.pages import print_gets, run_gets  # noqa: E402
-from bench.runs import APP, RAW, SERVERS, STACK, Row, Run, grouped, run_async, timed_run  # noqa: E402
+from bench.runs import APP, RAW, SERVERS, STACK, Part, Row, Run, grouped, run_async, timed_run, timed_runs  # noqa: E402
 from bench.storm import Storm, print_storm, run_storm  # noqa: E402
 
-# --- one row: N clients, the app then both floors, repeated ----------------------------------------------------------
+# --- one row: N clients, the app and both floors taking turns, repeated ----------------------------------------------
+
+WARM_UP = 5  # clicks each server makes before a run, not counted
 
 
 def stream_plan(tables: list[Table], per_table: int, path: str) -> list[tuple[str, str]]:
@@ -62,24 +67,48 @@ def stream_plan(tables: list[Table], per_table: int, path: str) -> list[tuple[st
     return [(path.format(table.campaign.pk), table.cookies[i % 3]) for table in tables for i in range(per_table)]
 
 
-async def app_run(app: Server, tables: list[Table], per_table: int, changes: int, seed: int, row: Row) -> Run:
+async def app_part(app: Server, tables: list[Table], per_table: int, row: Row) -> Part:
     started = time.perf_counter()
     screens = await open_screens(app.port, stream_plan(tables, per_table, "/campaigns/{}/stream/"), PG_VALUE)
     row.connect_s.append(time.perf_counter() - started)
     click, clients = await app_clicker(app.base, tables)
-    return await timed_run([app], click, clients, screens, grouped(screens, per_table), changes, seed)
+    return Part([app], click, clients, screens, grouped(screens, per_table))
 
 
-async def stack_run(stack: Server, tables: list[Table], per_table: int, changes: int, seed: int, size: int) -> Run:
+async def stack_part(stack: Server, tables: list[Table], per_table: int, size: int) -> Part:
     screens = await open_screens(stack.port, stream_plan(tables, per_table, "/bench/stack/{}/stream/"), VERSION)
     click, clients = await stack_clicker(stack.base, tables, size)
-    return await timed_run([stack], click, clients, screens, grouped(screens, per_table), changes, seed)
+    return Part([stack], click, clients, screens, grouped(screens, per_table))
 
 
-async def floor_run(floor: Server, keys: list[int], per_key: int, changes: int, seed: int) -> Run:
+async def floor_part(floor: Server, keys: list[int], per_key: int) -> Part:
     screens = await open_screens(floor.port, [(f"/?c={key}", "") for key in keys for _ in range(per_key)], VERSION)
     click, clients = await floor_clicker(floor.base, keys)
-    return await timed_run([floor], click, clients, screens, grouped(screens, per_key), changes, seed)
+    return Part([floor], click, clients, screens, grouped(screens, per_key))
+
+
+async def one_run(
+    servers: dict[str, Server],
+    tables: list[Table],
+    keys: list[int],
+    per_campaign: int,
+    options: Options,
+    seed: int,
+    row: Row,
+) -> None:
+    """The three servers' runs as one: their screens all open, their clicks taking turns (runs.timed_runs). A few
+    clicks each first, not counted: the app's say how many bytes a change sends each client, which the stack floor's
+    then send too."""
+    app = await app_part(servers[APP], tables, per_table=per_campaign, row=row)
+    before = sum(screen.received for screen in app.screens)
+    await taking_turns([(app.click, app.groups)], WARM_UP, seed)
+    size = round((sum(screen.received for screen in app.screens) - before) / WARM_UP / per_campaign)
+    stack = await stack_part(servers[STACK], tables, per_campaign, size)
+    floor = await floor_part(servers[RAW], keys, per_campaign)
+    await taking_turns([(stack.click, stack.groups), (floor.click, floor.groups)], WARM_UP, seed)
+    runs = await timed_runs([app, stack, floor], options.changes, seed)
+    for name, run in zip(SERVERS, runs, strict=True):
+        row.runs[name].append(run)
 
 
 floor_keys = 0
@@ -100,13 +129,7 @@ def run_row(label: str, campaigns: int, per_campaign: int, options: Options) -> 
     try:
         for repeat in range(options.repeats):
             tables = [make_table() for _ in range(campaigns)]  # fresh: every run starts at full PG
-            keys = floor_rows(campaigns)
-            seed, changes = 12 + repeat, options.changes
-            app = run_async(app_run(servers[APP], tables, per_campaign, changes, seed, row))
-            row.runs[APP].append(app)
-            size = round(app.bytes_per_client)  # the stack floor moves the bytes the app moved, this very run
-            row.runs[STACK].append(run_async(stack_run(servers[STACK], tables, per_campaign, changes, seed, size)))
-            row.runs[RAW].append(run_async(floor_run(servers[RAW], keys, per_campaign, changes, seed)))
+            run_async(one_run(servers, tables, floor_rows(campaigns), per_campaign, options, 12 + repeat, row))
         row.rss_mb = {name: server.peak_rss_mb() for name, server in servers.items()}
     finally:
         for server in servers.values():

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import httpx
 import uvloop
 
-from bench.crowd import Click, Sample, Screen, Server, Stats, close_screens, measure, stats
+from bench.crowd import Click, Sample, Screen, Server, Stats, close_screens, stats, taking_turns
 
 APP, STACK, RAW = "app", "stack floor", "physical floor"
 SERVERS = (APP, STACK, RAW)
@@ -55,6 +55,39 @@ class Row:
         return self.median(server, lambda r: r.bytes_per_client)
 
 
+@dataclass
+class Part:
+    """One server's side of a timed run: its processes, its GM's clicks and the screens of each group."""
+
+    servers: list[Server]
+    click: Click
+    clients: list[httpx.AsyncClient]
+    screens: list[Screen]
+    groups: list[list[Screen]]
+
+
+async def timed_runs(parts: list[Part], changes: int, seed: int) -> list[Run]:
+    """One run of `changes` clicks for each part on its open screens, the parts taking turns click by click
+    (crowd.taking_turns), with each part's CPU and the bytes its screens received over it; then the screens close."""
+    try:
+        await asyncio.sleep(0.5)
+        cpu = [sum(server.cpu_seconds() for server in part.servers) for part in parts]
+        received = [sum(screen.received for screen in part.screens) for part in parts]
+        samples = await taking_turns([(part.click, part.groups) for part in parts], changes, seed)
+        return [
+            run_of(
+                samples[index],
+                sum(server.cpu_seconds() for server in part.servers) - cpu[index],
+                sum(screen.received for screen in part.screens) - received[index],
+                len(part.groups[0]),
+            )
+            for index, part in enumerate(parts)
+        ]
+    finally:
+        await asyncio.gather(*(client.aclose() for part in parts for client in part.clients))
+        await close_screens([screen for part in parts for screen in part.screens])
+
+
 async def timed_run(
     servers: list[Server],
     click: Click,
@@ -64,18 +97,9 @@ async def timed_run(
     changes: int,
     seed: int,
 ) -> Run:
-    """One run of `changes` clicks on open screens, with the servers' CPU and the bytes received over it; then the
-    screens close."""
-    try:
-        await asyncio.sleep(0.5)
-        cpu = sum(server.cpu_seconds() for server in servers)
-        received = sum(screen.received for screen in screens)
-        samples = await measure(click, groups, changes, seed)
-        cpu = sum(server.cpu_seconds() for server in servers) - cpu
-        return run_of(samples, cpu, sum(screen.received for screen in screens) - received, len(groups[0]))
-    finally:
-        await asyncio.gather(*(c.aclose() for c in clients))
-        await close_screens(screens)
+    """`timed_runs` of one part."""
+    [run] = await timed_runs([Part(servers, click, clients, screens, groups)], changes, seed)
+    return run
 
 
 def grouped(screens: list[Screen], per_group: int) -> list[list[Screen]]:
