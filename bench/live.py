@@ -27,6 +27,7 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import psycopg
 from django.core.management import call_command
 from django.db import connection
@@ -38,6 +39,7 @@ from bench.crowd import (  # noqa: E402 - sets Django up first, as the servers u
     PG_VALUE,
     QUICK,
     VERSION,
+    Click,
     Options,
     Screen,
     Server,
@@ -67,26 +69,6 @@ def stream_plan(tables: list[Table], per_table: int, path: str) -> list[tuple[st
     return [(path.format(table.campaign.pk), table.cookies[i % 3]) for table in tables for i in range(per_table)]
 
 
-async def app_part(app: Server, tables: list[Table], per_table: int, row: Row) -> Part:
-    started = time.perf_counter()
-    screens = await open_screens(app.port, stream_plan(tables, per_table, "/campaigns/{}/stream/"), PG_VALUE)
-    row.connect_s.append(time.perf_counter() - started)
-    click, clients = await app_clicker(app.base, tables)
-    return Part([app], click, clients, screens, grouped(screens, per_table))
-
-
-async def stack_part(stack: Server, tables: list[Table], per_table: int, size: int) -> Part:
-    screens = await open_screens(stack.port, stream_plan(tables, per_table, "/bench/stack/{}/stream/"), VERSION)
-    click, clients = await stack_clicker(stack.base, tables, size)
-    return Part([stack], click, clients, screens, grouped(screens, per_table))
-
-
-async def floor_part(floor: Server, keys: list[int], per_key: int) -> Part:
-    screens = await open_screens(floor.port, [(f"/?c={key}", "") for key in keys for _ in range(per_key)], VERSION)
-    click, clients = await floor_clicker(floor.base, keys)
-    return Part([floor], click, clients, screens, grouped(screens, per_key))
-
-
 async def one_run(
     servers: dict[str, Server],
     tables: list[Table],
@@ -96,15 +78,28 @@ async def one_run(
     seed: int,
     row: Row,
 ) -> None:
-    """The three servers' runs as one: their screens all open, their clicks taking turns (runs.timed_runs). A few
-    clicks each first, not counted: the app's say how many bytes a change sends each client, which the stack floor's
-    then send too."""
-    app = await app_part(servers[APP], tables, per_table=per_campaign, row=row)
-    before = sum(screen.received for screen in app.screens)
+    """The three servers' runs as one: all their screens open, then their GMs' browsers, their clicks taking turns
+    (runs.timed_runs). A few clicks each first, not counted: the app's say how many bytes a change sends each client,
+    which the stack floor's then send too. The GMs' browsers open within a second of each other, so that a
+    connection kept alive between clicks (or closed, idle too long: 100 campaigns) is so for all three alike."""
+    started = time.perf_counter()
+    app_path, stack_path = "/campaigns/{}/stream/", "/bench/stack/{}/stream/"
+    app_screens = await open_screens(servers[APP].port, stream_plan(tables, per_campaign, app_path), PG_VALUE)
+    row.connect_s.append(time.perf_counter() - started)
+    stack_screens = await open_screens(servers[STACK].port, stream_plan(tables, per_campaign, stack_path), VERSION)
+    floor_plan = [(f"/?c={key}", "") for key in keys for _ in range(per_campaign)]
+    floor_screens = await open_screens(servers[RAW].port, floor_plan, VERSION)
+
+    def part(name: str, clicker: tuple[Click, list[httpx.AsyncClient]], screens: list[Screen]) -> Part:
+        click, clients = clicker
+        return Part([servers[name]], click, clients, screens, grouped(screens, per_campaign))
+
+    app = part(APP, await app_clicker(servers[APP].base, tables), app_screens)
+    before = sum(screen.received for screen in app_screens)
     await taking_turns([(app.click, app.groups)], WARM_UP, seed)
-    size = round((sum(screen.received for screen in app.screens) - before) / WARM_UP / per_campaign)
-    stack = await stack_part(servers[STACK], tables, per_campaign, size)
-    floor = await floor_part(servers[RAW], keys, per_campaign)
+    size = round((sum(screen.received for screen in app_screens) - before) / WARM_UP / per_campaign)
+    stack = part(STACK, await stack_clicker(servers[STACK].base, tables, size), stack_screens)
+    floor = part(RAW, await floor_clicker(servers[RAW].base, keys), floor_screens)
     await taking_turns([(stack.click, stack.groups), (floor.click, floor.groups)], WARM_UP, seed)
     runs = await timed_runs([app, stack, floor], options.changes, seed)
     for name, run in zip(SERVERS, runs, strict=True):
