@@ -125,6 +125,7 @@ class Hub:
         # The streams their browsers closed, by what their connects asked: the same request again is let in as they
         # were (comeback) while nothing that could end them was heard since (unremember) and for REMEMBER_SECONDS.
         self.remembered: dict[Request, list[Remembered]] = {}
+        self.remembered_in: dict[int, set[Request]] = {}  # the same requests by campaign (a request names one)
         self.remembered_swept = 0.0  # when those whose time passed were last let go (remember)
 
     def mark(self, campaign_id: int) -> tuple[int, int] | None:
@@ -158,6 +159,7 @@ class Hub:
             self.unremember(lambda _watcher: False, now)
         kept = Remembered(watcher, now + REMEMBER_SECONDS, self.listened)
         self.remembered.setdefault(watcher.comeback.request, []).append(kept)
+        self.remembered_in.setdefault(watcher.campaign_id, set()).add(watcher.comeback.request)
 
     def comeback(self, request: Request) -> Watcher | None:
         """A new stream for a request remembered, as its closed stream was; None if there is none or it may no longer
@@ -168,6 +170,7 @@ class Hub:
         last = kept.pop()
         if not kept:
             del self.remembered[request]
+            self.remembered_in[last.watcher.campaign_id].discard(request)
         if last.until <= time.monotonic() or not self.listening or last.listened != self.listened:
             return None
         old = last.watcher
@@ -180,12 +183,19 @@ class Hub:
         they reconnect through Django."""
         if not self.remembered:
             return
-        remembered = {}
+        remembered: dict[Request, list[Remembered]] = {}
+        remembered_in: dict[int, set[Request]] = {}
         for request, kept in self.remembered.items():
             still = [each for each in kept if each.until > now and not ends(each.watcher)]
             if still:
                 remembered[request] = still
-        self.remembered = remembered
+                remembered_in.setdefault(still[0].watcher.campaign_id, set()).add(request)
+        self.remembered, self.remembered_in = remembered, remembered_in
+
+    def unremember_campaign(self, campaign_id: int) -> None:
+        """Forget a changed campaign's streams remembered (their audience may no longer watch it), and only its."""
+        for request in self.remembered_in.pop(campaign_id, ()):
+            self.remembered.pop(request, None)
 
     @asynccontextmanager
     async def one_at_a_time(self, key: str) -> AsyncIterator[None]:
@@ -352,9 +362,7 @@ class Hub:
         """A change of a campaign: each of its streams here gets it as its view draws it, once."""
         self.changes_heard += 1
         self.heard[change.campaign_id] = self.changes_heard  # before any wait: a connect's mark sees it at once
-        # It may end a remembered stream (its audience no longer watches): those come back through Django. Again at
-        # the end, for a stream its browser closes while this change is drawn.
-        self.unremember(lambda watcher: watcher.campaign_id == change.campaign_id)
+        self.unremember_campaign(change.campaign_id)  # and at the end: for one its browser closes meanwhile
         watching = self.watchers.get(change.campaign_id)
         if not watching:
             return
@@ -376,7 +384,7 @@ class Hub:
                 self.deliver(watcher, GONE)
             elif text:
                 self.deliver(watcher, text, change.event or 0)  # current up to it once sent (stream)
-        self.unremember(lambda watcher: watcher.campaign_id == change.campaign_id)
+        self.unremember_campaign(change.campaign_id)
 
     def views_of(self, campaign_id: int, tab: str) -> set[Seen]:
         """The views of a campaign this process's streams show, but the acting tab's (it has the change in its answer).

@@ -205,6 +205,46 @@ def test_what_could_have_ended_it_sends_it_back_through_django(world: World, adm
     run(steps)
 
 
+def test_a_change_forgets_its_campaigns_streams_remembered_and_only_theirs(world: World, admitted: list[int]):
+    """Each change looks at its own campaign's streams remembered, not at every one of the process's (a thousand
+    browsers that came and went would otherwise cost every change of every campaign)."""
+    aldara = pg_text(world.char_a1.pg, world.char_a1.max_pg)
+    in_b = f"/campaigns/{world.campaign_b.pk}/stream/"
+    player, gm_a, gm_b = cookie_of(world.player_a), cookie_of(world.gm_a), cookie_of(world.gm_b)
+
+    async def steps(_handler: StreamHandler) -> list[asyncio.Task[None]]:
+        stream = app()
+        staying = Browser(stream, request(stream_path(world), gm_a))  # the process keeps listening meanwhile
+        mine = Browser(stream, request(stream_path(world), player))
+        other = Browser(stream, request(in_b, gm_b))
+        await shown(staying.text, aldara)
+        await shown(mine.text, aldara)
+        await shown(other.text, world.char_b.name)
+        await mine.close()
+        await other.close()
+        assert set(live.hub.remembered_in) == {world.campaign_a.pk, world.campaign_b.pk}
+        heard = live.hub.changes_heard
+        damage = actions.apply_damage
+        await asyncio.to_thread(
+            on_a_thread, lambda: damage(world.campaign_a, [world.char_a1], Attack(1), by=world.gm_a)
+        )
+        for _ in range(500):
+            if live.hub.changes_heard > heard:
+                break
+            await asyncio.sleep(0.01)
+        assert set(live.hub.remembered_in) == {world.campaign_b.pk}
+        assert [kept.watcher.campaign_id for each in live.hub.remembered.values() for kept in each] == [
+            world.campaign_b.pk
+        ]
+        back = Browser(stream, request(in_b, gm_b))
+        await shown(back.text, world.char_b.name)
+        assert sorted(admitted) == sorted([world.campaign_a.pk] * 2 + [world.campaign_b.pk])  # B's from memory
+        assert not live.hub.remembered and not live.hub.remembered_in[world.campaign_b.pk]
+        return [staying.task, back.task]
+
+    run(steps)
+
+
 def test_a_player_no_longer_in_play_is_not_let_back_from_memory(world: World, admitted: list[int]):
     """Removed while its stream was closed: the change is heard, the comeback asks Django, which ends it."""
     aldara = pg_text(world.char_a1.pg, world.char_a1.max_pg)
