@@ -20,12 +20,14 @@ RSS_MB = 300.0
 
 @dataclass
 class Spread:
-    """CPU per change summed over several app processes, a campaign's screens all on one of them or spread over all."""
+    """CPU per change summed over several app processes, a campaign's screens all on one of them or spread over all,
+    and one process alone with all of them, the three taking turns in each run (bench/live.py)."""
 
     processes: int
     clients: int
     routed: list[Run]
     spread: list[Run]
+    one: list[Run]
 
 
 @dataclass
@@ -174,7 +176,7 @@ def spread_goal(spread: Spread | None, rows: list[Row]) -> Goal:
         return Goal("several processes, CPU per change summed", "", "", "", goal, None, "section skipped")
     routed = sorted(run.cpu_ms for run in spread.routed)[len(spread.routed) // 2]
     spread_ms = sorted(run.cpu_ms for run in spread.spread)[len(spread.spread) // 2]
-    one = next((row.cpu_ms(APP) for row in rows if row.label == str(spread.clients)), None)
+    one = sorted(run.cpu_ms for run in spread.one)[len(spread.one) // 2] if spread.one else None
     measure = f"{spread.processes} processes, {spread.clients} clients: CPU per change summed (ms), routed · spread"
     figures = f"{routed:.1f} · {spread_ms:.1f}"
     if one is None:

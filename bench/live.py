@@ -56,7 +56,7 @@ from bench.crowd import (  # noqa: E402 - sets Django up first, as the servers u
 )
 from bench.goals import Previews, Spread, measure_previews, print_goals, print_previews  # noqa: E402
 from bench.pages import print_gets, run_gets  # noqa: E402
-from bench.runs import APP, RAW, SERVERS, STACK, Part, Row, Run, grouped, run_async, timed_run, timed_runs  # noqa: E402
+from bench.runs import APP, RAW, SERVERS, STACK, Part, Row, Run, grouped, run_async, timed_runs  # noqa: E402
 from bench.storm import Storm, print_storm, run_storm  # noqa: E402
 
 # --- one row: N clients, the app and both floors taking turns, repeated ----------------------------------------------
@@ -209,7 +209,7 @@ def live_section(options: Options) -> list[Row]:
 # --- several processes: a campaign's screens routed to one, or spread over all ---------------------------------------
 
 
-async def processes_run(servers: list[Server], table: Table, clients: int, routed: bool, options: Options) -> Run:
+async def processes_part(servers: list[Server], table: Table, clients: int, routed: bool) -> Part:
     """The campaign's clients all on the first process (a load balancer hashing the campaign id), or client i on
     process i mod n; the GM posts to the first. CPU summed over every process."""
     plan = stream_plan([table], clients, "/campaigns/{}/stream/")
@@ -218,23 +218,39 @@ async def processes_run(servers: list[Server], table: Table, clients: int, route
         part = [p for i, p in enumerate(plan) if (0 if routed else i % len(servers)) == index]
         if part:
             screens += await open_screens(server.port, part, PG_VALUE)
-    click, gms = await app_clicker(servers[0].base, [table])
-    return await timed_run(servers, click, gms, screens, [screens], options.changes, 12)
+    return Part(servers, *await app_clicker(servers[0].base, [table]), screens, [screens])
+
+
+async def processes_run(
+    sets: list[list[Server]], tables: list[Table], clients: int, options: Options, seed: int
+) -> list[Run]:
+    """Routed over the first set, spread over the second, one process alone: their clicks taking turns."""
+    parts = [
+        await processes_part(servers, table, clients, routed)
+        for servers, table, routed in zip(sets, tables, (True, False, True), strict=True)
+    ]
+    await taking_turns([(part.click, part.groups) for part in parts], WARM_UP, seed)
+    return await timed_runs(parts, options.changes, seed)
 
 
 def processes_section(options: Options, clients: int = 10) -> Spread:
-    spread = Spread(options.processes, clients, [], [])
-    servers = [start_app() for _ in range(options.processes)]
+    """Three sets of app processes (each part's CPU is its own processes'): `processes` for a campaign routed to one
+    of them, as many for one spread over all, and one process alone, taking turns in each run."""
+    spread = Spread(options.processes, clients, [], [], [])
+    sets = [[start_app() for _ in range(options.processes)] for _ in range(2)] + [[start_app()]]
     try:
-        for _ in range(options.repeats):
-            spread.routed.append(run_async(processes_run(servers, make_table(), clients, True, options)))
-            spread.spread.append(run_async(processes_run(servers, make_table(), clients, False, options)))
+        for repeat in range(options.repeats):
+            tables = [make_table() for _ in sets]
+            routed, spread_run, one = run_async(processes_run(sets, tables, clients, options, 12 + repeat))
+            spread.routed.append(routed)
+            spread.spread.append(spread_run)
+            spread.one.append(one)
     finally:
-        for server in servers:
+        for server in (server for servers in sets for server in servers):
             server.stop()
     each = "; ".join(
         f"{name} " + ", ".join(f"{run.cpu_ms:.1f}" for run in runs)
-        for name, runs in (("routed", spread.routed), ("spread", spread.spread))
+        for name, runs in (("routed", spread.routed), ("spread", spread.spread), ("one process", spread.one))
     )
     print(
         f"\n{options.processes} app processes (WEB_CONCURRENCY={options.processes}), {clients} clients on one "

@@ -88,20 +88,6 @@ async def timed_runs(parts: list[Part], changes: int, seed: int) -> list[Run]:
         await close_screens([screen for part in parts for screen in part.screens])
 
 
-async def timed_run(
-    servers: list[Server],
-    click: Click,
-    clients: list[httpx.AsyncClient],
-    screens: list[Screen],
-    groups: list[list[Screen]],
-    changes: int,
-    seed: int,
-) -> Run:
-    """`timed_runs` of one part."""
-    [run] = await timed_runs([Part(servers, click, clients, screens, groups)], changes, seed)
-    return run
-
-
 def grouped(screens: list[Screen], per_group: int) -> list[list[Screen]]:
     return [screens[at : at + per_group] for at in range(0, len(screens), per_group)]
 
