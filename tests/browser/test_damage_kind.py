@@ -93,14 +93,18 @@ class Held(list[Route]):
         else:
             self.append(route)
 
-    def caught(self, page: Page, count: int) -> None:
+    def caught(self, page: Page, count: int, kind: str) -> None:
         """Wait until `count` requests are held (Playwright hands them over while the test waits on the page): up to
-        15 s, as a loaded machine running the whole suite may take (5 s failed once in three full runs)."""
+        15 s, as a loaded machine running the whole suite may take (5 s failed once in three full runs). The first
+        asks for `kind`'s fields. On failure, what the page was at and what was held, to find why (a rare flake: once
+        the fields of the kind typed first were shown although one request was held)."""
         for _ in range(150):
             if len(self) >= count:
                 break
             page.wait_for_timeout(100)
-        assert len(self) == count, page.evaluate(CAUGHT_WHAT)  # what the page was at, to find why (a rare flake)
+        held = [route.request.url for route in self]
+        assert len(self) == count, (page.evaluate(CAUGHT_WHAT), held)
+        assert f"kind={kind}" in held[0], (page.evaluate(CAUGHT_WHAT), held)
 
 
 # The kind's select and box as the page has them, and where the focus is: said when a held request never came.
@@ -219,7 +223,7 @@ def test_the_strokes_of_the_bug_never_apply_a_kind_whose_fields_were_not_shown(t
     held = hold_kind_fields(table)
     table.keyboard.type("ca3")
     table.keyboard.press("Enter")
-    held.caught(table, 1)  # the collision's; one request at a time, so the fall's waits its turn in the page
+    held.caught(table, 1, "collision")  # one request at a time: the fall's waits its turn in the page
     expect(form.locator("select[name=kind]")).to_have_value("fall")
     expect(form.locator("#kind-fields-party")).to_have_attribute("data-kind", "attack")
     table.wait_for_timeout(300)
@@ -246,7 +250,7 @@ def test_enter_in_the_old_kinds_field_waits_for_the_new_kinds_fields(table: Page
     shows(table, "collision")
     held = hold_kind_fields(table)
     table.keyboard.press("ArrowDown")  # Caída, its fields on their way
-    held.caught(table, 1)
+    held.caught(table, 1, "fall")
     table.keyboard.press("Tab")  # into the collision's speed, still there
     speed = form.locator("input[name=speed_kmh]")
     expect(speed).to_be_focused()
