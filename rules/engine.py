@@ -305,15 +305,16 @@ class Health:
         if self.died_at is not None:
             _whole("died_at", self.died_at)
 
-    @property
+    # The state is frozen: its PG is worked out once (a card asks for it a dozen times).
+    @cached_property
     def max_pg(self) -> int:
         return max_pg(self.constitution)
 
-    @cached_property  # the state is frozen: summed once (a card asks for its PG many times)
+    @cached_property
     def damage(self) -> int:
         return sum(wound.amount for wound in self.wounds)
 
-    @property
+    @cached_property
     def pg(self) -> int:
         # RULES.md section 4, "dead means PG 0, always": a raised CON does not bring the dead back.
         if self.died_at is not None:

@@ -287,8 +287,8 @@ def test_a_cards_state_is_one_drawing_for_the_gm_and_its_player_but_for_the_gms_
     from play.screens import CARD, Drawing, view_of
 
     rendered: list[str] = []
-    real = screen_module.render_to_string
-    monkeypatch.setattr(screen_module, "render_to_string", lambda *a, **k: rendered.append(a[0]) or real(*a, **k))
+    real = screen_module.fragment
+    monkeypatch.setattr(screen_module, "fragment", lambda *a, **k: rendered.append(a[0]) or real(*a, **k))
 
     def card_state(user) -> str:
         campaign = Campaign.objects.get(pk=world.campaign_a.pk)
