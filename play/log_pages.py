@@ -8,13 +8,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
-from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, Event, GameSession
 from characters.models import Character
+from play.jinja import fragment
 from play.kept import VERSION_MARK, kept, titles
 from play.log import Entry, entry_for
 
@@ -81,7 +81,7 @@ def log_page(entries: list[Entry], length: int, url: str) -> dict[str, Any]:
 
 def entry_html(entry: Entry, version: str | None = None) -> SafeString:
     """One entry as a log shows it; in a screen's region marked with the version it was drawn at."""
-    return mark_safe(render_to_string("components/log_entry.html", {"entry": entry, "version": version}))  # noqa: S308
+    return fragment("log_entry.jinja", {"entry": entry, "version": version})
 
 
 def kept_entries(

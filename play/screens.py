@@ -21,7 +21,6 @@ from typing import Any
 
 from django.http import HttpRequest
 from django.template import engines
-from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from campaigns.access import Audience, seen_as, table_of
@@ -135,7 +134,7 @@ class Drawing:
         return whole_screen(self) if self.touch.everything and not self.marked else None
 
     def render(self, template: str, context: dict[str, Any]) -> SafeString:
-        return mark_safe(render_to_string(template, {**self.base, **context}))  # noqa: S308
+        return fragment(template, {**self.base, **context})
 
     @cached_property
     def csrf_token(self) -> str | None:
@@ -339,7 +338,7 @@ SCREENS: dict[Screen, list[Region]] = {
         CARD,
         CARD_ACTIONS,
         Region("game-session", "components/game_session.html", game_session, lambda d: d.touch.sessions),
-        Region("undo-button", "components/undo_button.html", undo, always),
+        Region("undo-button", "undo_button.jinja", undo, always),
         Region(
             "log-entries",
             "components/log.html",
@@ -363,7 +362,7 @@ SCREENS: dict[Screen, list[Region]] = {
         ),
         CARDS,
         CARD,
-        Region("party", "components/party.html", party, party_touched),
+        Region("party", "party.jinja", party, party_touched),
         Region("recaps", "components/recaps_shared.html", shared_recaps, lambda d: d.touch.sessions),
     ],
     Screen.SHEET: [

@@ -1,7 +1,7 @@
 """The fragments drawn by Jinja2 (play/jinja2/, play.jinja: a card's state with its PG, wounds and illnesses, on the
-card and on the sheet) speak as Django's templates do: every word is in the catalogue that `make messages` builds and
-reads in the reader's language; a name is escaped wherever it goes; a duration's own markup (its exact time in a
-tooltip) is kept."""
+card and on the sheet; a log entry, a player's companions, the undo button) speak as Django's templates do: every word
+is in the catalogue that `make messages` builds and reads in the reader's language; a name is escaped wherever it goes;
+a duration's own markup (its exact time in a tooltip) is kept."""
 
 import re
 from pathlib import Path
@@ -21,7 +21,12 @@ WORD = re.compile(r"""_\((?:"([^"]*)"|'([^']*)')\)""")  # as Django's makemessag
 
 def test_every_word_of_the_fragments_is_found_by_makemessages_and_translated():
     texts = [path.read_text() for path in FRAGMENTS]
-    assert {path.name for path in FRAGMENTS} >= {"card_state.jinja", "pg.jinja", "wounds.jinja", "illnesses.jinja"}
+    assert {path.name for path in FRAGMENTS} >= {
+        "card_state.jinja",
+        "log_entry.jinja",
+        "party.jinja",
+        "undo_button.jinja",
+    }
     # Each `_(` opens a string closed at once (`_("…%(n)s") % {…}`, never `_("…", n=…)`): makemessages reads no other.
     assert [text.count("_(") for text in texts] == [len(WORD.findall(text)) for text in texts]
     words = {one or other for text in texts for one, other in WORD.findall(text)}
@@ -43,9 +48,12 @@ def test_a_name_is_escaped_and_a_durations_markup_kept_on_the_card_and_the_sheet
     table = client_for(world.gm_a).get(reverse("campaign", args=[world.campaign_a.pk])).content.decode()
     sheet_url = reverse("character", args=[world.campaign_a.pk, character.pk])
     sheet = client_for(world.player_a).get(sheet_url).content.decode()
+    companions = client_for(world.player_a2).get(reverse("campaign", args=[world.campaign_a.pk])).content.decode()
+    assert 'class="companion-name">&lt;b&gt;' in companions and "<b>" not in companions
     for page in (table, sheet):
         assert "<b>" not in page and "&lt;b&gt;" in page
         assert 'class="pg-value">' in page and "Peste" in page
+    assert 'class="entry' in table and 'id="undo-submit"' in table
     card = table[table.index(f'id="card-{character.pk}"') :]
     assert f'<a href="{sheet_url}">&lt;b&gt;' in card and "sana en" in card
     assert re.search(r'sana en (<span title="[^"<>]+">)?[^<>]+(</span>)? de descanso', card)
