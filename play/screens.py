@@ -341,7 +341,7 @@ SCREENS: dict[Screen, list[Region]] = {
         Region("undo-button", "undo_button.jinja", undo, always),
         Region(
             "log-entries",
-            "components/log.html",
+            "log.jinja",
             log,
             always,
             tag="ol",
@@ -377,7 +377,7 @@ SCREENS: dict[Screen, list[Region]] = {
         ),
         Region(
             "sheet-log",
-            "components/log.html",
+            "log.jinja",
             sheet_log_entries,
             lambda d: d.sheet is not None and d.touch.character(d.sheet.pk) or d.touch.roster,
             tag="ol",

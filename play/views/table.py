@@ -34,6 +34,7 @@ from play.forms.care import ExertionForm, MedicateForm, PatientForm, TreatIllnes
 from play.forms.damage import DamageForm, ExposeForm
 from play.forms.fields import digits, posted
 from play.forms.party import PartyViewForm
+from play.jinja import fragment
 from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, log_page, sheet_log, table_log
 from play.pages import page
 from play.preview import preview_in_words
@@ -109,7 +110,7 @@ def campaign_log(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
         session = get_object_or_404(campaign.game_sessions, number=number if number is not None else 0)
         url += f"?session={session.number}"
     page = log_page(table_log(campaign, before=before, session=session), LOG_LENGTH, url)
-    return render(request, "components/log.html", {**page, "older": True})
+    return HttpResponse(fragment("log.jinja", {**page, "older": True}))
 
 
 @require_GET
@@ -120,7 +121,7 @@ def character_log(request: HtmxHttpRequest, campaign_id: int, character_id: int)
     url = reverse("character_log", args=[campaign_id, character.pk])
     unseen = access.roster_of(character.campaign).kept_from(access.audience_of(request.user, character.campaign))
     page = log_page(sheet_log(character.campaign, character, before, unseen), SHEET_LOG_LENGTH, url)
-    return render(request, "components/log.html", {**page, "older": True})
+    return HttpResponse(fragment("log.jinja", {**page, "older": True}))
 
 
 # --- the answer every action view gives ------------------------------------------------------------------------------

@@ -260,30 +260,37 @@ def test_a_long_log_shows_its_latest_page_and_older_pages_on_demand(world: World
     for _ in range(LOG_LENGTH + 5):
         actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=1), by=world.gm_a)
     gm = client_for(world.gm_a)
-    table = gm.get(f"/campaigns/{world.campaign_a.pk}/")
-    first_page = drawn_ids(table.context["log"])  # each entry drawn (play.log_pages.kept_entries)
+    table = gm.get(f"/campaigns/{world.campaign_a.pk}/").content.decode()
+    first_page = drawn_ids(element_by_id(table, "log-entries").html)
     assert len(first_page) == LOG_LENGTH
-    more = table.context["log_more"]
+    more = more_of(element_by_id(table, "log-more").html)
     assert more == f"/campaigns/{world.campaign_a.pk}/log/?before={first_page[-1]}"
-    assert "Sucesos anteriores" in table.text
+    assert "Sucesos anteriores" in table
     older = gm.get(more, headers={"HX-Request": "true"})
     assert older.status_code == 200
-    ids = drawn_ids(older.context["log"])
+    ids = drawn_ids(older.text)
     assert len(ids) == 5 and max(ids) < first_page[-1]  # 45 damages: 5 older than the first page
-    assert older.context["log_more"] is None and "Sucesos anteriores" not in older.text
+    assert more_of(older.text) is None and "Sucesos anteriores" not in older.text
     assert gm.get(f"/campaigns/{world.campaign_a.pk}/log/?before=²").status_code == 404
     assert client_for(world.player_a).get(more).status_code == 404  # the GM's log is the GM's
 
-    sheet = client_for(world.player_a).get(f"/campaigns/{world.campaign_a.pk}/characters/{world.char_a1.pk}/")
-    assert len(sheet.context["log"]) == SHEET_LOG_LENGTH and sheet.context["log_more"]
-    older_sheet = client_for(world.player_a).get(sheet.context["log_more"])
-    assert older_sheet.status_code == 200 and len(older_sheet.context["log"]) == SHEET_LOG_LENGTH
-    assert client_for(world.player_a2).get(sheet.context["log_more"]).status_code == 404  # not their character
+    sheet = client_for(world.player_a).get(f"/campaigns/{world.campaign_a.pk}/characters/{world.char_a1.pk}/").text
+    sheet_more = more_of(element_by_id(sheet, "sheet-log-more").html)
+    assert len(drawn_ids(element_by_id(sheet, "sheet-log").html)) == SHEET_LOG_LENGTH and sheet_more
+    older_sheet = client_for(world.player_a).get(sheet_more)
+    assert older_sheet.status_code == 200 and len(drawn_ids(older_sheet.text)) == SHEET_LOG_LENGTH
+    assert client_for(world.player_a2).get(sheet_more).status_code == 404  # not their character
 
 
-def drawn_ids(entries: list[str]) -> list[int]:
-    """The event ids of drawn log entries, in their order."""
-    return [int(re.search(r'data-event="(\d+)"', html)[1]) for html in entries]  # type: ignore[index]
+def drawn_ids(html: str) -> list[int]:
+    """The event ids of the log entries drawn in this HTML, in their order."""
+    return [int(pk) for pk in re.findall(r'<li class="entry[^"]*" id="entry-\d+" data-event="(\d+)"', html)]
+
+
+def more_of(html: str) -> str | None:
+    """Where a log's "Sucesos anteriores" leads, if it is there."""
+    found = re.search(r'hx-get="([^"]+)"', html)
+    return None if found is None else found[1].replace("&amp;", "&")
 
 
 def test_an_undone_entry_is_worded_again_as_undone(world: World):
