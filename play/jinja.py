@@ -1,6 +1,7 @@
 """The Jinja2 environment of the fragments every change draws (play/jinja2/, by Django's own Jinja2 backend): a card's
-state with its PG, wounds and illnesses. DESIGN.md keeps Django's template language everywhere else; these are drawn
-for every screen a blow reaches, and Jinja2 draws them in about half the time (bench/RESULTS.md).
+state with its PG, wounds and illnesses (the sheet draws these three too), a log's entries, a player's companions and
+the undo button. DESIGN.md keeps Django's template language everywhere else, one language per fragment; these are
+drawn for every screen a blow reaches, and Jinja2 draws them in about half the time (bench/RESULTS.md).
 
 The fragments speak as Django's templates do: `_("…")` is Django's gettext, its translation taken as the markup it is
 (as `{% translate %}` takes it), and `_("… %(n)s…") % {"n": value}` puts each value in escaped, unless it is markup
@@ -39,10 +40,12 @@ def duration_in_full(seconds: int | None) -> str:
 
 
 def translated(message: str) -> Markup:
+    """`_("…")` in a fragment: the words in the reader's language."""
     return Markup(gettext(message))  # noqa: S704 — our own catalogue's words, as {% translate %} writes them
 
 
 def url(name: str, *args: Any) -> str:
+    """`url("name", …)` in a fragment: `{% url %}`'s address."""
     return reverse(name, args=args)
 
 
