@@ -22,12 +22,13 @@ exactly those rows (the same statement, so the same snapshot of the database).
 Each compiled query is also a *prepared statement* on every connection that runs it: the first time it runs on a
 connection it is sent once as `PREPARE name AS …` (its slots as `$1, $2…`, its fixed values written in), and every
 run after that is `EXECUTE name(values)`, so PostgreSQL does not parse and plan it again on each call (planning was
-about a third of a drawing's reads: issue 22). A prepared statement lives as long as its connection (the pool keeps
-them; a rolled-back transaction does not undo one), which is why a pooler in front of PostgreSQL must work in
-session mode (README), and why the processes start again after a migration (as a deploy does). The `PREPARE` is sent
-on the connection itself, outside Django's query log: it happens once per connection and query, not per request, so
-the per-request query counts the tests assert do not see it. An action's writes, sent in one round trip
-(`in_one_trip`), are prepared statements the same way (`written`).
+about a third of a drawing's reads: issue 22); a connection new to the pool is given every statement prepared in the
+process so far in one round trip at its first use (`prepared_on`). A prepared statement lives as long as its
+connection (the pool keeps them; a rolled-back transaction does not undo one), which is why a pooler in front of
+PostgreSQL must work in session mode (README), and why the processes start again after a migration (as a deploy
+does). The `PREPARE` is sent on the connection itself, outside Django's query log: it happens once per connection and
+query, not per request, so the per-request query counts the tests assert do not see it. An action's writes, sent in
+one round trip (`in_one_trip`), are prepared statements the same way (`written`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,37 @@ from psycopg import sql as psql
 # The names of the statements prepared on each connection (psycopg's, which the pool keeps from request to request).
 PREPARED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 PREPARED_LOCK = threading.Lock()
+# Every statement prepared in this process so far, by name: its `PREPARE`. A connection new to the pool is given them
+# all in one round trip at its first use (`prepared_on`), not one round trip each as its first requests meet them
+# (a damage meets about fifteen: ~5 ms more for the click that first uses a connection).
+KNOWN: dict[str, str] = {}
+
+
+def prepared_on(connection: BaseDatabaseWrapper) -> set[str]:
+    """The statements prepared on this connection (connected): on its first use, every statement prepared in this
+    process so far, in one round trip."""
+    raw = connection.connection
+    with PREPARED_LOCK:
+        prepared = PREPARED.get(raw)
+        if prepared is not None:
+            return prepared
+        known = dict(KNOWN)
+    if known:
+        with connection.wrap_database_errors:
+            raw.execute("; ".join(known.values()))
+    with PREPARED_LOCK:
+        return PREPARED.setdefault(raw, set(known))
+
+
+def prepare_on(connection: BaseDatabaseWrapper, prepared: set[str], name: str, statement: str) -> None:
+    """Prepare one statement on this connection (`PREPARE name AS …`), and know it for the connections to come."""
+    with connection.wrap_database_errors:
+        connection.connection.execute(statement)
+    prepared.add(name)
+    with PREPARED_LOCK:
+        KNOWN.setdefault(name, statement)
+
+
 PLACEHOLDER = re.compile("%[s%]")
 # A query's statement as run (""), as the digest of its rows, and as its rows each followed by the digest of them all:
 # the digest is of the rows' text in the order the query gives them (PostgreSQL aggregates a subquery's rows in its
@@ -181,8 +213,7 @@ class Compiled[M: Model]:
         connection.validate_no_broken_transaction()
         raw = connection.connection
         name = self.name + variant
-        with PREPARED_LOCK:
-            prepared = PREPARED.setdefault(raw, set())
+        prepared = prepared_on(connection)
         if name in prepared and variant in self.types:
             return self.types[variant]
         _template, _compiler, sql, params = self.ready or self.compile()
@@ -195,15 +226,17 @@ class Compiled[M: Model]:
             param = next(fixed)
             return numbers[param.name] if isinstance(param, Slot) else psql.Literal(param).as_string(raw)
 
+        statement = f"PREPARE {name} AS {VARIANTS[variant].format(PLACEHOLDER.sub(written, sql))}"
         with connection.wrap_database_errors:
             cursor = raw.execute(
-                f"PREPARE {name} AS {VARIANTS[variant].format(PLACEHOLDER.sub(written, sql))}; "
-                f"SELECT parameter_types::text[] FROM pg_prepared_statements WHERE name = '{name}'"
+                f"{statement}; SELECT parameter_types::text[] FROM pg_prepared_statements WHERE name = '{name}'"
             )
             cursor.nextset()
             row = cursor.fetchone()
         self.types[variant] = list(row[0]) if row else []
         prepared.add(name)
+        with PREPARED_LOCK:
+            KNOWN.setdefault(name, statement)
         return self.types[variant]
 
     def list(self, *args: Any, **kwargs: Any) -> list[M]:
@@ -392,13 +425,9 @@ def written(sql: str, params: Sequence[Any]) -> tuple[str, Sequence[Any]]:
         return sql, params
     connection = connections[DEFAULT_DB_ALIAS]
     connection.ensure_connection()
-    raw = connection.connection
-    with PREPARED_LOCK:
-        prepared = PREPARED.setdefault(raw, set())
+    prepared = prepared_on(connection)
     if name not in prepared:
         numbers = iter(range(1, len(params) + 1))
         body = PLACEHOLDER.sub(lambda found: "%" if found.group() == "%%" else f"${next(numbers)}", sql)
-        with connection.wrap_database_errors:
-            raw.execute(f"PREPARE {name} AS {body}")
-        prepared.add(name)
+        prepare_on(connection, prepared, name, f"PREPARE {name} AS {body}")
     return (f"EXECUTE {name}({', '.join(['%s'] * len(params))})" if params else f"EXECUTE {name}"), params

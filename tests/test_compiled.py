@@ -21,6 +21,7 @@ import play.snapshot
 import rules.actions.core
 import rules.queries
 from characters.models import Character
+from config import compiled
 from config.compiled import Compiled, Making, written_then_read
 from config.compiled import together as compiled_together
 from rules import actions, mapping
@@ -228,6 +229,33 @@ def test_a_compiled_query_is_prepared_once_per_connection_and_then_only_executed
     thread.start()
     thread.join()
     assert found == [(expected, True), True]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_new_to_the_pool_is_given_every_known_statement_in_one_round_trip(world: World) -> None:
+    """The statements this process has prepared come to a new connection all at once, at its first use, not one round
+    trip each as its first requests meet them: a damage then runs on it as on a connection long in the pool."""
+    actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=1), by=world.gm_a)
+    AWKWARD.list(campaign=world.campaign_a.pk)
+    assert {AWKWARD.name, "written_0"} <= set(compiled.KNOWN)
+    raw = connection.connection
+    raw.execute("DEALLOCATE ALL")  # as a new connection has them: none
+    compiled.PREPARED.pop(raw)
+    sent: list[str] = []
+    real = type(raw).execute
+
+    def recorded(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:  # what goes to PostgreSQL outside Django
+        if self is raw:
+            sent.append(str(query))
+        return real(self, query, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(type(raw), "execute", recorded)
+        assert AWKWARD.list(campaign=world.campaign_a.pk)
+        actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=1), by=world.gm_a)
+    preparing = [query for query in sent if "PREPARE" in query]
+    assert len(preparing) == 1 and preparing[0].count("PREPARE") == len(compiled.KNOWN)
+    assert set(compiled.KNOWN) <= prepared_here()
 
 
 @pytest.mark.django_db(transaction=True)
