@@ -117,7 +117,8 @@ TEMPLATES = [
         },
     },
     {
-        # The fragments every change draws (play/jinja2/, play.jinja): a card's state and what it holds.
+        # The fragments every change draws for every screen (play/jinja2/, play.jinja): a card's state, the log, the
+        # companions, the undo button.
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [],
         "APP_DIRS": True,
