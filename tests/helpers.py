@@ -305,6 +305,17 @@ def watch_errors(page: Page) -> Page:
     return page
 
 
+def routable(page: Page) -> Page:
+    """A page whose requests Playwright's routes see from its first load: request interception is switched on here,
+    before anything loads, with a route that lets every request go (later routes come first). A route added while a
+    page is open then only changes what is done with requests already seen. Switching interception on under an open
+    page leaves a moment in which the browser may still send the page's requests unseen: a request held on purpose
+    then went through untouched, the rare failure of the tests that hold one (the service worker, now blocked too,
+    was the other way out)."""
+    page.route("**/*", lambda route: route.fallback())
+    return page
+
+
 def screenshot(page: Page, name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"

@@ -5,7 +5,7 @@ from django.core.management import call_command
 from playwright.sync_api import Browser, Page
 
 from campaigns.models import Campaign
-from tests.helpers import watch_errors
+from tests.helpers import routable, watch_errors
 
 
 @pytest.fixture
@@ -17,11 +17,11 @@ def page(browser: Browser) -> Page:
 
 @pytest.fixture
 def routed(browser: Browser) -> Page:
-    """A page whose requests Playwright's routes see: without the site's service worker, which claims the page when
-    it starts (at a moment of its own) and takes the page's requests out of the routes' sight — a request held or
-    failed on purpose would then go through untouched, a rare failure of the tests that route."""
+    """A page whose requests Playwright's routes see: interception on before it loads (`routable`), and without the
+    site's service worker, which claims the page when it starts (at a moment of its own) and takes the page's requests
+    out of the routes' sight — a request held or failed on purpose would then go through untouched."""
     context = browser.new_context(locale="es-ES", viewport={"width": 1280, "height": 900}, service_workers="block")
-    yield watch_errors(context.new_page())
+    yield watch_errors(routable(context.new_page()))
     context.close()
 
 

@@ -87,6 +87,10 @@ class Held(list[Route]):
 
     releasing = False
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[str] = []  # every request for a kind's fields the page sent, held or not: said on a failure
+
     def take(self, route: Route) -> None:
         if self.releasing:
             route.continue_()
@@ -103,8 +107,8 @@ class Held(list[Route]):
                 break
             page.wait_for_timeout(100)
         held = [route.request.url for route in self]
-        assert len(self) == count, (page.evaluate(CAUGHT_WHAT), held)
-        assert f"kind={kind}" in held[0], (page.evaluate(CAUGHT_WHAT), held)
+        assert len(self) == count, (page.evaluate(CAUGHT_WHAT), held, self.sent)
+        assert f"kind={kind}" in held[0], (page.evaluate(CAUGHT_WHAT), held, self.sent)
 
 
 # The kind's select and box as the page has them, and where the focus is: said when a held request never came.
@@ -120,9 +124,14 @@ CAUGHT_WHAT = """() => {
 }"""
 
 
+def for_kind_fields(url: str) -> bool:
+    return "/act/damage/?" in url and "kind=" in url
+
+
 def hold_kind_fields(page: Page) -> Held:
     held = Held()
-    page.route(lambda url: "/act/damage/?" in url and "kind=" in url, held.take)
+    page.on("request", lambda request: for_kind_fields(request.url) and held.sent.append(request.url))
+    page.route(for_kind_fields, held.take)
     return held
 
 

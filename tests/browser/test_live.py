@@ -12,7 +12,7 @@ from campaigns.models import Campaign
 from characters.models import Character
 from rules import actions
 from rules.damage import Attack
-from tests.helpers import card, log_in, screenshot, settled, sign_in, watch_errors
+from tests.helpers import card, log_in, routable, screenshot, settled, sign_in, watch_errors
 from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -134,7 +134,7 @@ def test_a_late_answer_never_covers_a_newer_change_and_still_lands(browser: Brow
         held.append((route, route.fetch()))  # the server has acted (and told the streams); the answer waits
 
     try:
-        gm = watch_errors(context.new_page())
+        gm = watch_errors(routable(context.new_page()))
         with asgi_server() as base:
             sign_in(context, base, "narrador")
             gm.goto(f"{base}/campaigns/{demo.pk}/")
