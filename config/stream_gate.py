@@ -10,12 +10,21 @@ Only the middleware it needs (STREAM_MIDDLEWARE, MIDDLEWARE's own entries in its
 address, the session, the account), in which language, and the 503 when the database is down. What else MIDDLEWARE
 does guards forms, logins and pages, none of which a stream has, and each of Django's middleware classes costs an
 async request two hops to a thread and back: a connect took ~11 ms of CPU through all of them, ~8 through these.
+
+On a few threads kept for them: Django gives each request a thread of its own (asgiref's ThreadSensitiveContext), for
+as long as the request lasts; a stream lasts hours. A thousand open streams held a thousand idle threads, and when
+they all ended at once (a proxy restarted: the reconnect storm) the event loop started a thread to shut down each of
+theirs and waited for every start: ~0.3 s of the loop's time in slices of 100–300 ms, while another user's page waited
+for its turn (bench/live.py's storm). Connects take STREAM_CONNECTS_AT_ONCE threads in turn, as they take the gate.
 """
 
 import asyncio
-from collections.abc import MutableMapping
+import itertools
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from asgiref.sync import ThreadSensitiveContext
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
@@ -25,7 +34,28 @@ STREAM_SUFFIX = "/stream/"
 
 
 class StreamHandler(ASGIHandler):
-    """Django's ASGI handler with STREAM_MIDDLEWARE for its middleware: loaded by Django's own code, as MIDDLEWARE."""
+    """Django's ASGI handler with STREAM_MIDDLEWARE for its middleware (loaded by Django's own code, as MIDDLEWARE), and
+    a stream's synchronous code (its middleware, its checks, its close) on one of a few threads kept, not its own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        threads = [
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="stream-connect")
+            for _ in range(max(1, settings.STREAM_CONNECTS_AT_ONCE))
+        ]
+        self.threads = itertools.cycle(threads)
+
+    async def __call__(
+        self,
+        scope: dict[str, Any],
+        receive: Callable[[], Awaitable[Mapping[str, Any]]],
+        send: Callable[[Mapping[str, Any]], Awaitable[None]],
+    ) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)  # which refuses it, as Django does
+            return
+        async with ThreadSensitiveContext(executor=next(self.threads)):
+            await self.handle(scope, receive, send)
 
     def load_middleware(self, is_async: bool = False) -> None:
         everything = settings.MIDDLEWARE

@@ -15,6 +15,7 @@ session ends (a logout elsewhere, or its expiry).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
 from collections import defaultdict
@@ -88,10 +89,6 @@ class Watcher:
     @property
     def user_id(self) -> int:
         return self.seen.view.audience.user_id
-
-
-def watcher_of(watcher: Watcher, user_id: int) -> bool:
-    return watcher.user_id == user_id
 
 
 # --- the hub: one per process --------------------------------------------------------------------------------------
@@ -217,8 +214,7 @@ class Hub:
 
     async def state(self, seen: Seen, version: int | None = None) -> bytes | None:
         """The whole current screen for one view, as its streams send it; None when the audience may no longer watch.
-        `version`: the
-        campaign's, read by a stream's connect with no change heard since (Watcher.version), else read here."""
+        `version`: the campaign's as a connect read it, no change heard since (Watcher.version); else read here."""
         # Read before drawing: what is drawn is then at least as new as the version it is filed under.
         campaign_id = seen.view.audience.campaign_id
         if version is None:
@@ -248,12 +244,14 @@ class Hub:
     def watch(self, watcher: Watcher) -> Watcher:
         self.watchers[watcher.campaign_id].add(watcher)
         self.of_user[watcher.user_id].add(watcher)
+        # The process's tasks, in a context of their own, not that of the connect that starts them: its thread
+        # (asgiref's ThreadSensitiveContext, config.stream_gate) and its language end with it.
         if self.listener is None or self.listener.done():
-            self.listener = asyncio.create_task(self.listen())
+            self.listener = asyncio.create_task(self.listen(), context=contextvars.Context())
         if self.sweeper is None or self.sweeper.done():
-            self.sweeper = asyncio.create_task(self.sweep())
+            self.sweeper = asyncio.create_task(self.sweep(), context=contextvars.Context())
         if self.beater is None or self.beater.done():
-            self.beater = asyncio.create_task(self.beat())
+            self.beater = asyncio.create_task(self.beat(), context=contextvars.Context())
         return watcher
 
     def streams_of(self, user_id: int) -> int:
@@ -344,9 +342,9 @@ class Hub:
         user_id = notify.changed_user(payload)
         if user_id is not None:
             mine = [
-                watcher for watching in self.watchers.values() for watcher in watching if watcher_of(watcher, user_id)
+                watcher for watching in self.watchers.values() for watcher in watching if watcher.user_id == user_id
             ]
-            self.unremember(lambda watcher: watcher_of(watcher, user_id))
+            self.unremember(lambda watcher: watcher.user_id == user_id)
             task = asyncio.create_task(self.check_sessions(mine))  # not awaited: the listener goes on
             self.checks.add(task)
             task.add_done_callback(self.checks.discard)

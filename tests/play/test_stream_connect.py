@@ -4,12 +4,14 @@ A change that commits while a stream connects reaches it all the same, whichever
 through the handler streams take (config.stream_gate.StreamHandler)."""
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.db import connections
 
 from config.stream_gate import StreamHandler
@@ -182,3 +184,46 @@ def test_a_change_committed_while_a_stream_connects_reaches_it(world: World, mon
         return tasks
 
     run(checked)
+
+
+def test_open_streams_hold_no_thread_each_and_changes_reach_them_after_the_first_has_ended(world: World, monkeypatch):
+    """Django gives each request a thread of its own for as long as it lasts, and a stream lasts hours: a thousand
+    open streams held a thousand threads, and a thousand ending at once (a reconnect storm) made the event loop start
+    a thread to shut each down. Stream connects share STREAM_CONNECTS_AT_ONCE threads instead. The hub's listener,
+    started by the first connect, does not depend on that connect's thread: once it has ended, a change still reaches
+    the others, drawn by the listener (as a change made by another process is)."""
+    cookies = [cookie_of(user) for user in (world.gm_a, world.player_a)]  # both see Aldara's PG
+    aldara = pg_text(world.char_a1.pg, world.char_a1.max_pg)
+    hurt = pg_text(world.char_a1.pg - 3, world.char_a1.max_pg)
+
+    async def nothing_promised(_change: object) -> dict[object, str | None]:
+        return {}
+
+    def threads() -> dict[int | None, str]:
+        return {thread.ident: thread.name for thread in threading.enumerate()}
+
+    async def steps(app: StreamHandler) -> list[asyncio.Task[None]]:
+        before = threads()
+        texts: list[list[str]] = [[] for _ in range(9)]
+        tasks = [opened(app, stream_path(world), cookies[0], texts[0])]
+        await shown(texts[0], aldara)  # the first: it starts the hub's listener
+        tasks += [opened(app, stream_path(world), cookies[i % 2], text) for i, text in enumerate(texts) if i]
+        for text in texts:
+            await shown(text, aldara)
+        new = [name for ident, name in threads().items() if ident not in before]
+        # at most the threads kept for connects, and those the loop draws first screens on: not one per request
+        assert len([name for name in new if name.startswith("stream-connect")]) <= settings.STREAM_CONNECTS_AT_ONCE
+        assert [name for name in new if not name.startswith(("stream-connect", "asyncio"))] == []
+        tasks[0].cancel()  # the first connect, which started the hub's listener, ends
+        await asyncio.gather(tasks[0], return_exceptions=True)
+        monkeypatch.setattr(live.hub, "promised", nothing_promised)  # drawn by the listener
+        await asyncio.to_thread(
+            on_a_thread,
+            lambda: actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=3), by=world.gm_a),
+        )
+        for text in texts[1:]:
+            await shown(text, hurt)
+        assert live.hub.listened == 1  # as a change, not by a resync after the listener failed and reconnected
+        return tasks[1:]
+
+    run(steps)
