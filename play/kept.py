@@ -85,6 +85,7 @@ titles: Kept[str] = Kept(SIZE // 4)  # what undo buttons name, in plain words (t
 SCREEN_CHARACTERS = 16_000_000
 screens: Kept[dict[str, SafeString]] = Kept(SCREEN_CHARACTERS, lambda regions: sum(map(len, regions.values())))
 contents: Kept[SafeString] = Kept(SCREEN_CHARACTERS // 8, len)  # pages' content around their regions (play.pages)
+frames: Kept[SafeString] = Kept(SCREEN_CHARACTERS // 16, len)  # the pages around that content (play.pages.framed)
 
 
 # What {% csrf_token %} draws with the mark for a token.

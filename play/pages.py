@@ -14,17 +14,20 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from django.contrib.messages import get_messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
+from campaigns.models import Campaign
 from play.context_processors import site
 from play.forms.party import PartyViewForm
-from play.kept import CSRF_MARK, contents, fill, row_state
+from play.kept import CSRF_MARK, contents, fill, frames, row_state
 from play.screens import HOLES, KEPT_WHOLE, Drawing, Screen, clock_form, sheet
 
 VISIT_MARK = "\x00visit\x00"
+CONTENT_MARK = "\x00content\x00"
 PANEL = "components/since_visit.html"  # "Desde tu última visita" (play.visits)
 
 
@@ -57,7 +60,24 @@ def page(request: HttpRequest, template: str, drawing: Drawing, shown: dict[str,
             lambda found: fill(regions[found[1]], token, version), kept_content(drawing, template, shown)
         )
         content = fill(mark_safe(content), token, version).replace(VISIT_MARK, panel)  # noqa: S308 — templates' own
-    return render(request, template, {"campaign": campaign, "content": mark_safe(content)})  # noqa: S308 — templates' own
+    return framed(request, template, campaign, content, drawing.csrf_token)
+
+
+def framed(request: HttpRequest, template: str, campaign: Campaign, content: str, token: str | None) -> HttpResponse:
+    """The page around a screen's content (the template's blocks and base.html: the account, the language form),
+    kept as the content is: drawn once with marks where the CSRF token and the content go, under all it shows — the
+    template, the campaign's name, the account, the address asked (the language by `frames` itself). Drawn afresh
+    while messages wait, which show once."""
+    if len(get_messages(request)):
+        return render(request, template, {"campaign": campaign, "content": mark_safe(content)})  # noqa: S308 — ours
+    user = request.user
+    key = (template, campaign.pk, campaign.name, user.pk, user.get_username(), request.get_full_path())
+
+    def draw() -> SafeString:
+        context = {"campaign": campaign, "content": CONTENT_MARK, "csrf_token": CSRF_MARK}
+        return mark_safe(render_to_string(template, context, request))  # noqa: S308 — a template's own output
+
+    return HttpResponse(fill(frames.get(key, draw), token, campaign.version).replace(CONTENT_MARK, content))
 
 
 def kept_content(drawing: Drawing, template: str, shown: dict[str, Any]) -> SafeString:

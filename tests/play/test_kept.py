@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from campaigns import access
 from campaigns.models import Campaign
 from characters.models import Character
-from play.kept import Kept, contents, kept, screens, titles
+from play.kept import Kept, contents, frames, kept, screens, titles
 from play.snapshot import Snapshot
 from rules import actions
 from rules.actions import DiseaseSheet, Sheet
@@ -26,7 +26,7 @@ CSRF_INPUT = re.compile(r'<input type="hidden" name="csrfmiddlewaretoken" value=
 
 
 def forget_everything() -> None:
-    for drawings in (kept, titles, screens, contents):
+    for drawings in (kept, titles, screens, contents, frames):
         drawings.clear()
 
 
@@ -261,6 +261,56 @@ def test_a_pages_content_is_kept_under_what_it_shows(world: World, monkeypatch):
     assert drawn == ["campaign_player.html#screen"]
     Campaign.objects.filter(pk=world.campaign_a.pk).update(name="La Cripta Nueva")
     assert "La Cripta Nueva" in owner.get(url).content.decode() and drawn[1:] == ["campaign.html#screen"]
+
+
+def frames_drawn(monkeypatch) -> list[str]:
+    """The pages drawn around a content from now on (play.pages.framed)."""
+    from play import pages
+
+    drawn: list[str] = []
+    real = pages.render_to_string
+
+    def counted(template, *args, **kwargs):
+        if template in ("campaign.html", "campaign_player.html"):
+            drawn.append(template)
+        return real(template, *args, **kwargs)
+
+    monkeypatch.setattr(pages, "render_to_string", counted)
+    return drawn
+
+
+def a_message_waiting(client, text: str) -> None:
+    """A message for the next page, as a view that redirects leaves one (Django's cookie storage)."""
+    from django.contrib import messages
+    from django.contrib.messages.storage.cookie import CookieStorage
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    storage, response = CookieStorage(RequestFactory().get("/")), HttpResponse()
+    storage.add(messages.SUCCESS, text)
+    storage.update(response)
+    client.cookies["messages"] = response.cookies["messages"].value
+
+
+def test_a_pages_frame_is_kept_under_what_it_shows_and_never_with_a_message(world: World, monkeypatch):
+    """The page around the content (the account, the language form and where it returns, the title) is drawn once
+    per what it shows; a message is shown once, in a page drawn afresh, and is gone at the next load."""
+    url = f"/campaigns/{world.campaign_a.pk}/"
+    gm, player = client_for(world.gm_a), client_for(world.player_a)
+    gm.get(url), player.get(url)
+    drawn = frames_drawn(monkeypatch)
+    table = gm.get(url).content.decode()
+    assert drawn == [] and "gm_a" in table and f'name="next" value="{url}"' in table
+    assert "player_a" in player.get(url).content.decode() and drawn == []
+    elsewhere = gm.get(url + "?desde=aqui").content.decode()
+    assert drawn == ["campaign.html"] and f'name="next" value="{url}?desde=aqui"' in elsewhere
+    gm.cookies["django_language"] = "en"
+    assert "Log out" in gm.get(url).content.decode() and drawn[1:] == ["campaign.html"]
+    a_message_waiting(player, "Campaña importada: La Cripta.")
+    assert "Campaña importada: La Cripta." in player.get(url).content.decode()
+    assert "Campaña importada" not in player.get(url).content.decode()
+    assert drawn[2:] == []  # the page with the message drawn whole, not kept; the next one the frame kept before
+    assert len(set(CSRF_INPUT.findall(table))) == 1 and "\x00" not in table  # one token, the frame's forms' too
 
 
 def test_a_member_with_no_character_left_gets_a_page_drawn_and_never_kept(world: World, monkeypatch):
