@@ -307,12 +307,14 @@ def watch_errors(page: Page) -> Page:
 
 def routable(page: Page) -> Page:
     """A page whose requests Playwright's routes see from its first load: request interception is switched on here,
-    before anything loads, with a route that lets every request go (later routes come first). A route added while a
-    page is open then only changes what is done with requests already seen. Switching interception on under an open
-    page leaves a moment in which the browser may still send the page's requests unseen: a request held on purpose
-    then went through untouched, the rare failure of the tests that hold one (the service worker, now blocked too,
-    was the other way out)."""
-    page.route("**/*", lambda route: route.fallback())
+    before anything loads, with a route that lets the actions' requests go (later routes come first). A route added
+    while a page is open then only changes what is done with requests already seen. Switching interception on under
+    an open page leaves a moment in which the browser may still send the page's requests unseen: a request held on
+    purpose then went through untouched, the rare failure of the tests that hold one (the service worker, now blocked
+    too, was the other way out). Only the actions' requests: the glob is matched by Playwright's driver, and a
+    request it matches goes through this process and back, which slowed the page's scripts enough for a key pressed
+    right after a load to miss them."""
+    page.route("**/act/**", lambda route: route.fallback())
     return page
 
 

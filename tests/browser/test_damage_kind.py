@@ -172,6 +172,7 @@ def test_typed_letters_pick_each_kind_by_its_name(table: Page, language: str, sw
         table.get_by_label("Idioma").select_option(language)
         table.get_by_role("button", name=switch).click()
         expect(table.locator("html")).to_have_attribute("lang", language)
+        table.wait_for_load_state()  # its scripts, which the keys go to, have run
         table.evaluate("window.stillTheSamePage = true")
     open_party_damage(table)
     for letters, kind in typed:
