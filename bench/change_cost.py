@@ -39,8 +39,8 @@ from rules.notify import Change  # noqa: E402
 CHANGES, WARM_UP = 60, 10
 PARTS: dict[Any, list[str]] = {
     snapshot.Snapshot: ["read_ahead"],  # the rows every view draws from, in one round trip
-    screens: ["render_to_string", "timeline_for"],  # the regions' templates
-    log_pages: ["entry_for", "render_to_string"],  # the log's entries, worded and drawn
+    screens: ["fragment", "timeline_for"],  # the regions' templates (play.jinja's, as screens imports it)
+    log_pages: ["entry_for", "fragment"],  # the log's entries, worded and drawn
 }
 
 

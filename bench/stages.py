@@ -1,10 +1,11 @@
 """Where a click's time goes, step by step, in the app and in the stack floor (bench/stack_floor.py) of the same run:
-100 campaigns × 6 screens on each, as bench/live.py's row of that name, their clicks taking turns; each server marks
-its steps (bench/probe.py) and each click's marks are lined up with the client's own times (the same monotonic
-clock). Prints the median and the mean of each step over the clicks, in ms; a step the stack floor does not have is
-left blank.
+100 campaigns × 6 screens on each (or another shape), as bench/live.py's row of that name, their clicks taking turns;
+each server marks its steps (bench/probe.py) and each click's marks are lined up with the client's own times (the same
+monotonic clock). Prints the median, mean and p95 of each step over the clicks, in ms, and its mean over the slowest
+5% of clicks (where the tail comes from); a step the stack floor does not have is left blank.
 
-Run: .venv/bin/python scripts/dev.py bench bench/stages.py [clicks]  (or DATABASE_URL=… .venv/bin/python bench/…).
+Run: .venv/bin/python scripts/dev.py bench bench/stages.py [clicks] [campaigns x screens, as 1x10]
+(or DATABASE_URL=… .venv/bin/python bench/…).
 It makes and drops its own test database. Not a goal of its own: it says where to look (bench/RESULTS.md).
 """
 
@@ -25,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from django.db import connection  # noqa: E402
 
 from bench.crowd import (  # noqa: E402 — bench.crowd sets the servers' environment and Django up first
+    CONSTITUTION,
     PG_VALUE,
     VERSION,
     Click,
@@ -42,7 +44,16 @@ from bench.crowd import (  # noqa: E402 — bench.crowd sets the servers' enviro
 from bench.live import stream_plan  # noqa: E402
 from bench.runs import grouped, run_async  # noqa: E402
 
-CAMPAIGNS, PER_CAMPAIGN, WARM_UP = 100, 6, 5
+WARM_UP = 5
+
+
+@dataclass
+class Shape:
+    campaigns: int = 100  # as bench/live.py's row "100 campaigns × 6"; `1x10` is its row of 10 clients
+    per_campaign: int = 6
+
+
+SHAPE = Shape()
 APP, STACK = "app", "stack floor"
 
 type Marks = dict[str, list[float]]  # a click's marks by name, in order
@@ -50,7 +61,7 @@ type Marks = dict[str, list[float]]  # a click's marks by name, in order
 type Step = Callable[[Marks, "Timed"], float | None]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Timed:
     t0: float  # the click sent
     answered: float  # the GM's answer complete
@@ -148,17 +159,32 @@ def marks_of(click: Timed, times: list[float], names: list[str]) -> Marks:
     return marks
 
 
-def medians(side: Side) -> list[tuple[float, float] | None]:
+def figures(side: Side) -> list[tuple[float, float, float, float] | None]:
+    """Each step's median, mean and p95 over the clicks, and its mean over the slowest 5% (by click → last screen)."""
     times, names = read_marks(side.probe)
+    slowest = set(sorted(side.clicks, key=lambda click: click.last - click.t0)[-max(1, len(side.clicks) // 20) :])
     found: list[list[float]] = [[] for _ in STEPS]
+    tail: list[list[float]] = [[] for _ in STEPS]
     for click in side.clicks:
         marks = marks_of(click, times, names)
-        for values, (_label, step) in zip(found, STEPS, strict=True):
+        for values, tail_values, (_label, step) in zip(found, tail, STEPS, strict=True):
             value = step(marks, click)
             if value is not None:
                 values.append(value * 1000)
+                if click in slowest:
+                    tail_values.append(value * 1000)
     enough = len(side.clicks) // 2
-    return [(statistics.median(values), statistics.mean(values)) if len(values) > enough else None for values in found]
+    return [
+        (
+            statistics.median(values),
+            statistics.mean(values),
+            statistics.quantiles(values, n=20)[-1],
+            statistics.mean(tail_values) if tail_values else 0.0,
+        )
+        if len(values) > enough
+        else None
+        for values, tail_values in zip(found, tail, strict=True)
+    ]
 
 
 async def timed(side: Side, group: int) -> Timed:
@@ -172,21 +198,21 @@ async def timed(side: Side, group: int) -> Timed:
 async def run(sides: list[Side], tables: list[Table], clicks: int) -> None:
     app, stack = sides
     app_path, stack_path = "/campaigns/{}/stream/", "/bench/stack/{}/stream/"
-    app.screens = await open_screens(app.server.port, stream_plan(tables, PER_CAMPAIGN, app_path), PG_VALUE)
-    stack.screens = await open_screens(stack.server.port, stream_plan(tables, PER_CAMPAIGN, stack_path), VERSION)
+    app.screens = await open_screens(app.server.port, stream_plan(tables, SHAPE.per_campaign, app_path), PG_VALUE)
+    stack.screens = await open_screens(stack.server.port, stream_plan(tables, SHAPE.per_campaign, stack_path), VERSION)
     app.click, clients = await app_clicker(app.server.base, tables)
-    app.groups = grouped(app.screens, PER_CAMPAIGN)
+    app.groups = grouped(app.screens, SHAPE.per_campaign)
     before = sum(screen.received for screen in app.screens)
-    for group in range(WARM_UP):
-        await timed(app, group)
-    size = round((sum(screen.received for screen in app.screens) - before) / WARM_UP / PER_CAMPAIGN)
+    for turn in range(WARM_UP):
+        await timed(app, turn % SHAPE.campaigns)
+    size = round((sum(screen.received for screen in app.screens) - before) / WARM_UP / SHAPE.per_campaign)
     stack.click, more = await stack_clicker(stack.server.base, tables, size)  # the app's bytes per change
-    stack.groups = grouped(stack.screens, PER_CAMPAIGN)
-    for group in range(WARM_UP):
-        await timed(stack, group)
+    stack.groups = grouped(stack.screens, SHAPE.per_campaign)
+    for turn in range(WARM_UP):
+        await timed(stack, turn % SHAPE.campaigns)
     pick = random.Random(7)
     for turn in range(clicks):
-        group = pick.randrange(CAMPAIGNS)
+        group = pick.randrange(SHAPE.campaigns)
         for side in sides if turn % 2 == 0 else sides[::-1]:
             side.clicks.append(await timed(side, group))
             await asyncio.sleep(0.01)
@@ -202,15 +228,21 @@ def main(clicks: int) -> None:
             probe = tempfile.NamedTemporaryFile(prefix="probe-", suffix=".txt", delete=False).name  # noqa: SIM115
             os.environ["BENCH_PROBE"] = probe  # the server's environment is copied as it starts
             sides.append(Side(name, start_app("bench.probe_settings"), probe))
-        run_async(run(sides, [make_table() for _ in range(CAMPAIGNS)], clicks))
+        run_async(run(sides, [make_table() for _ in range(SHAPE.campaigns)], clicks))
     finally:
         for side in sides:
             side.server.stop()
-    found = [medians(side) for side in sides]
-    print(f"One click, {CAMPAIGNS} campaigns × {PER_CAMPAIGN} screens, {clicks} clicks each, median / mean (ms)\n")
+    found = [figures(side) for side in sides]
+    print(
+        f"One click, {SHAPE.campaigns} campaigns × {SHAPE.per_campaign} screens, {clicks} clicks each; median / mean /"
+        " p95 (ms), and the mean over the slowest 5% of clicks (by click → last screen)\n"
+    )
     print(f"| step | {APP} | {STACK} |\n| --- | ---: | ---: |")
     for (label, _step), *values in zip(STEPS, *found, strict=True):
-        shown = ["" if value is None else f"{value[0]:.2f} / {value[1]:.2f}" for value in values]
+        shown = [
+            "" if value is None else f"{value[0]:.2f} / {value[1]:.2f} / {value[2]:.2f} · {value[3]:.2f}"
+            for value in values
+        ]
         print(f"| {label} | {' | '.join(shown)} |")
     for side in sides:
         Path(side.probe).unlink(missing_ok=True)
@@ -220,7 +252,13 @@ if __name__ == "__main__":
     connection.settings_dict["TEST"]["NAME"] = f"bench_stages_{connection.settings_dict['NAME']}"
     test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
-        main(int(sys.argv[1]) if len(sys.argv) > 1 else 300)
+        if len(sys.argv) > 2:
+            SHAPE.campaigns, SHAPE.per_campaign = map(int, sys.argv[2].split("x"))
+        clicks = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+        # Each click takes 1 PG from the characters of one campaign, picked at random: they must not run out.
+        if (clicks + WARM_UP) / SHAPE.campaigns > CONSTITUTION * 10 * 0.8:
+            sys.exit(f"{clicks} clicks would leave the characters of {SHAPE.campaigns} campaign(s) without PG")
+        main(clicks)
     finally:
         connection.close()
         connection.creation.destroy_test_db(test_db, verbosity=0)
