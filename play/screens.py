@@ -238,12 +238,14 @@ def companions(drawing: Drawing) -> list[Character]:
 
 
 def party(drawing: Drawing) -> dict[str, Any]:
-    """A player's companions, each as the party view shows it (`campaign` is fresh: its party view decides)."""
+    """A player's companions, each as the party view shows it (`campaign` is fresh: its party view decides): what
+    they show and nothing else, so that the region is kept under them (a companion's PG moving under one word draws
+    nothing again)."""
     views = [(card, seen_as(card.character, drawing.campaign)) for card in drawing.state.cards_of(companions(drawing))]
     return {
-        "companions": [
+        "companions": tuple(
             companion(card.character, card.health, view, card.band) for card, view in views if view != PartyView.HIDDEN
-        ]
+        )
     }
 
 
@@ -362,7 +364,7 @@ SCREENS: dict[Screen, list[Region]] = {
         ),
         CARDS,
         CARD,
-        Region("party", "party.jinja", party, party_touched),
+        Region("party", "party.jinja", party, party_touched, kept=True),
         Region("recaps", "components/recaps_shared.html", shared_recaps, lambda d: d.touch.sessions),
     ],
     Screen.SHEET: [

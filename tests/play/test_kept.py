@@ -351,3 +351,26 @@ def test_a_cards_state_is_one_drawing_for_the_gm_and_its_player_but_for_the_gms_
     Character.objects.filter(pk=world.char_a1.pk).update(party_view="nothing")
     gm, player = card_state(world.gm_a), card_state(world.player_a)
     assert "party-view-hint" in gm and "party-view-hint" not in player and len(rendered) == 3
+
+
+def test_a_companion_whose_word_stays_is_not_drawn_again(world: World, monkeypatch):
+    """A player's companions are kept under what they show (play.screens.party): with one word each (the party view
+    "band"), a blow that leaves a companion's word as it was draws their region from what is kept; one that changes
+    the word draws it anew, and the page says the new word."""
+    from play import screens as screen_module
+
+    actions.edit_campaign(world.campaign_a, party_view="band", by=world.gm_a)
+    rendered: list[str] = []
+    real = screen_module.fragment
+    monkeypatch.setattr(screen_module, "fragment", lambda *a, **k: rendered.append(a[0]) or real(*a, **k))
+    url = f"/campaigns/{world.campaign_a.pk}/"
+
+    def party_after(amount: int) -> str:
+        actions.apply_damage(world.campaign_a, [world.char_a2], Attack(amount=amount), by=world.gm_a)
+        return element_by_id(client_for(world.player_a).get(url).content.decode(), "party").inner
+
+    hurt = party_after(1)
+    assert rendered.count("party.jinja") == 1 and "condition-hurt" in hurt
+    assert party_after(1) == hurt and rendered.count("party.jinja") == 1  # the same word: kept
+    dead = party_after(500)
+    assert rendered.count("party.jinja") == 2 and "condition-dead" in dead and "condition-hurt" not in dead
