@@ -160,6 +160,16 @@ def drawings_counted(monkeypatch) -> list[str]:
     return drawn
 
 
+def fragments_drawn(monkeypatch) -> list[str]:
+    """The fragments drawn from now on by the screens (play.screens.fragment, kept or not), by template."""
+    from play import screens as screen_module
+
+    drawn: list[str] = []
+    real = screen_module.fragment
+    monkeypatch.setattr(screen_module, "fragment", lambda *a, **k: drawn.append(a[0]) or real(*a, **k))
+    return drawn
+
+
 def test_a_reload_and_another_gm_draw_no_region_and_read_no_rows(world: World, monkeypatch, django_assert_num_queries):
     """A screen is kept whole (play.screens.whole_screen): a reload with nothing changed, and the co-GM's table, are
     the owner's drawing with their own CSRF token, asked for by the digests of its rows (one query) instead of the
@@ -333,12 +343,9 @@ def test_a_member_with_no_character_left_gets_a_page_drawn_and_never_kept(world:
 def test_a_cards_state_is_one_drawing_for_the_gm_and_its_player_but_for_the_gms_hint(world: World, monkeypatch):
     """A card's state on the GM's table and on its player's page is drawn once for both (play.cards.Card.shown_state)
     — unless the character has a party view of its own, which only the GM's card says."""
-    from play import screens as screen_module
     from play.screens import CARD, Drawing, view_of
 
-    rendered: list[str] = []
-    real = screen_module.fragment
-    monkeypatch.setattr(screen_module, "fragment", lambda *a, **k: rendered.append(a[0]) or real(*a, **k))
+    rendered = fragments_drawn(monkeypatch)
 
     def card_state(user) -> str:
         campaign = Campaign.objects.get(pk=world.campaign_a.pk)
@@ -357,12 +364,8 @@ def test_a_companion_whose_word_stays_is_not_drawn_again(world: World, monkeypat
     """A player's companions are kept under what they show (play.screens.party): with one word each (the party view
     "band"), a blow that leaves a companion's word as it was draws their region from what is kept; one that changes
     the word draws it anew, and the page says the new word."""
-    from play import screens as screen_module
-
     actions.edit_campaign(world.campaign_a, party_view="band", by=world.gm_a)
-    rendered: list[str] = []
-    real = screen_module.fragment
-    monkeypatch.setattr(screen_module, "fragment", lambda *a, **k: rendered.append(a[0]) or real(*a, **k))
+    rendered = fragments_drawn(monkeypatch)
     url = f"/campaigns/{world.campaign_a.pk}/"
 
     def party_after(amount: int) -> str:
