@@ -374,8 +374,8 @@ class Hub:
         by_view = {seen: message(html) for seen, html in drawn.items()}
         for watcher in list(watching):
             text, acted = by_view.get(watcher.seen, ""), bool(change.tab and watcher.tab == change.tab)
-            if change.event is not None and text == "":  # nothing to send: its screen is current up to the change
-                watcher.last_event = max(watcher.last_event, change.event)
+            if change.event is not None and (text == "" or acted):  # current up to the change: nothing to send, or
+                watcher.last_event = max(watcher.last_event, change.event)  # the tab that acted had it in its answer
             if watcher.seen not in by_view or acted:
                 continue  # the tab that acted: it has this change already, in the answer to its request
             if text is None:

@@ -2,6 +2,7 @@
 and texts the stream tests look for."""
 
 import re
+import socket
 import threading
 import time
 
@@ -28,6 +29,7 @@ class Listener:
         self.raw: list[str] = []
         self.status: int | None = None
         self.ended = threading.Event()  # set when the stream is over, whoever ended it
+        self.response: httpx.Response | None = None
         self.client = httpx.Client(base_url=base, cookies=session_cookies(user), timeout=httpx.Timeout(5, read=60))
         self.thread = threading.Thread(target=self.run, args=(path,), daemon=True)
         self.thread.start()
@@ -35,6 +37,7 @@ class Listener:
     def run(self, path: str) -> None:
         try:
             with connect_sse(self.client, "GET", path) as source:
+                self.response = source.response
                 self.status = source.response.status_code
                 for event in source.iter_sse():
                     self.raw.append(event.event + "\n" + event.data)
@@ -82,6 +85,12 @@ class Listener:
 
     def close(self) -> None:
         self.client.close()
+
+    def leave(self) -> None:
+        """The browser goes away, as a closed tab does: its connection is shut, and the server notices at once."""
+        assert self.response is not None
+        self.response.extensions["network_stream"].get_extra_info("socket").shutdown(socket.SHUT_RDWR)
+        assert self.ended.wait(5)
 
 
 def pg_text(pg: int, max_pg: int) -> str:

@@ -2,12 +2,14 @@
 GM's table, a player's page, a character's sheet), whose first message is the whole screen and each later one the
 regions a change touched (play.screens), and whose last one says why it ends."""
 
+import time
 from collections import Counter
 
 import httpx
 import pytest
 from django.db import connection
 
+from campaigns.models import Event, Visit
 from characters.models import Character
 from play.screens import SCREENS, Screen
 from rules import actions
@@ -82,6 +84,34 @@ def test_a_change_reaches_every_tab_but_the_one_that_made_it(world: World, serve
     finally:
         for listener in listeners:
             listener.close()
+
+
+def test_the_tab_that_acted_counts_its_change_as_seen_with_another_tab_open(world: World, server):
+    """The GM's own blow is no news at their next visit ("Desde tu última visita"): the tab that made it had it in its
+    answer, so when its stream ends the account's mark moves past it, as for a change its stream showed; also while
+    another tab of the same table is open (that tab's stream got the change, and the acting tab's left it out)."""
+    table = f"/campaigns/{world.campaign_a.pk}/"
+    with httpx.Client(base_url=server, cookies=session_cookies(world.gm_a)) as gm:
+        assert "since-visit" not in gm.get(table).text  # the GM's first visit: their mark is made
+        acting = Listener(server, stream_path(world, tab=TAB), world.gm_a)
+        other = Listener(server, stream_path(world, tab=OTHER_TAB), world.gm_a)
+        try:
+            for listener in (acting, other):
+                listener.wait_for("change", pg_text(80, 80))
+            post_damage(gm, server, world, turns=5, tab=TAB)
+            other.wait_for_region(f"card-{world.char_a1.pk}", pg_text(75, 80))
+            event = Event.objects.latest("id").pk
+            acting.leave()  # the acting tab reloads, while the other stays open
+            for _ in range(100):  # real time, not campaign time: the server notices the closed stream within moments
+                if Visit.objects.filter(user=world.gm_a, campaign=world.campaign_a, seen__gte=event).exists():
+                    break
+                time.sleep(0.1)
+            else:
+                raise AssertionError(f"the mark {Visit.objects.get(user=world.gm_a).seen} never reached {event}")
+            assert "since-visit" not in gm.get(table).text
+        finally:
+            acting.close()
+            other.close()
 
 
 def test_each_change_carries_each_region_it_touched_once(world: World, server):
