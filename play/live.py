@@ -1,15 +1,14 @@
 """Live updates: PostgreSQL LISTEN/NOTIFY fanned out to Server-Sent Events streams.
 
-One listener per server process holds its own autocommit connection and LISTENs on the channel of rules.notify,
-whose Change names the campaign, the event logged, the changed characters and the browser tab that acted. For each
-campaign that has watchers, the process draws what the change touched once per view — an audience (the GM, or one
-player) looking at one screen (play.screens), in one language; the request that made the change draws it when it ran
-in this process (play.live_drawing.Promises) — and hands the same bytes to every client of that
-view through a bounded queue, except the tab that acted, which had them in the answer to its request: each change
-reaches each screen once. A client whose queue is full is dropped, never waited for; its browser reconnects and gets
-the whole screen first. Every process listens, so a change made through one process reaches browsers connected to any
-other. A stream ends, saying why, when its campaign is gone, when its audience may no longer watch it and when its
-session ends (a logout elsewhere, or its expiry).
+One listener per server process holds its own autocommit connection and LISTENs on the channel of rules.notify, whose
+Change names the campaign, the event logged, the changed characters and the browser tab that acted. For each campaign
+that has watchers, the process draws what the change touched once per view — an audience (the GM, or one player) looking
+at one screen (play.screens), in one language; the request that made the change draws it when it ran in this process
+(play.live_drawing.Promises) — and hands the same bytes to every client of that view through a bounded queue, except the
+tab that acted, which had them in the answer to its request: each change reaches each screen once. A client whose queue
+is full is dropped, never waited for; its browser reconnects and gets the whole screen first. Every process listens, so
+a change made through one process reaches browsers connected to any other. A stream ends, saying why, when its campaign
+is gone, when its audience may no longer watch it and when its session ends (a logout elsewhere, or its expiry).
 """
 
 from __future__ import annotations
@@ -31,7 +30,8 @@ from django.utils import timezone
 
 from play import sessions
 from play.live_drawing import Seen, campaign_version, draw_change, draw_state, message, promises, sse
-from play.visits import stream_ended
+from play.screens import Screen
+from play.visits import shown, stream_ended
 from rules import notify
 
 logger = logging.getLogger(__name__)
@@ -368,20 +368,23 @@ class Hub:
         # made the change may have drawn it for this process's views already (Promises); a view it did not know of
         # (a stream opened since) is drawn here.
         views, drawn = self.views_of(change.campaign_id, change.tab), await self.promised(change)
-        missing = views - drawn.keys()
-        if missing:
+        if missing := views - drawn.keys():
             drawn |= await sync_to_async(draw_change, thread_sensitive=True)(change, missing)
         by_view = {seen: message(html) for seen, html in drawn.items()}
+        pages = set()  # the accounts whose live pages show the change: no news at their next visit (play.visits)
         for watcher in list(watching):
             text, acted = by_view.get(watcher.seen, ""), bool(change.tab and watcher.tab == change.tab)
             if change.event is not None and (text == "" or acted):  # current up to the change: nothing to send, or
                 watcher.last_event = max(watcher.last_event, change.event)  # the tab that acted had it in its answer
+            if text is not None and watcher.started and watcher.seen.view.screen != Screen.SHEET:
+                pages.add(watcher.user_id)
             if watcher.seen not in by_view or acted:
                 continue  # the tab that acted: it has this change already, in the answer to its request
             if text is None:
                 self.deliver(watcher, GONE)
             elif text:
                 self.deliver(watcher, text, change.event or 0)  # current up to it once sent (stream)
+        shown.saw(change.campaign_id, pages, change.event)
         self.unremember_campaign(change.campaign_id)
 
     def views_of(self, campaign_id: int, tab: str) -> set[Seen]:

@@ -10,11 +10,15 @@ It is drawn with the page, not streamed: it is not a region (play.screens), no c
 and a stream's first message does not carry it. What the page then shows live is not news at the next visit: when the
 page's live stream ends, its account's mark moves to the latest change that stream showed (play.live keeps it in
 memory, per stream; one write when the stream ends, never one per change; none for a stream that showed no change).
+A page opened before that write (a reload: the new page's request and the old stream's end arrive together, in
+either order) counts what the account's live screens in this process showed as seen already (`shown`).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from django.db import DatabaseError, connections
@@ -45,12 +49,43 @@ class Panel:
     more: int = 0
 
 
+class Shown:
+    """The latest change each account's live screens of a campaign (the player's page, the GM's table) have shown, in
+    this process, by campaign and account: play.live tells it as it hears each change, and a page opened meanwhile
+    counts it as seen (its streams mark it only when they end). Kept for the SIZE accounts and campaigns heard most
+    recently; shared by the event loop and the requests' threads."""
+
+    SIZE = 4096
+
+    def __init__(self) -> None:
+        self.latest: OrderedDict[tuple[int, int], int] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def saw(self, campaign_id: int, user_ids: set[int], event: int | None) -> None:
+        if event is None:  # a change no event names: nothing to mark
+            return
+        with self.lock:
+            for user_id in user_ids:
+                key = (campaign_id, user_id)
+                self.latest[key] = max(self.latest.pop(key, 0), event)
+            while len(self.latest) > self.SIZE:
+                self.latest.popitem(last=False)
+
+    def upto(self, campaign_id: int, user_id: int) -> int:
+        with self.lock:
+            return self.latest.get((campaign_id, user_id), 0)
+
+
+shown = Shown()
+
+
 def since_last_visit(drawing: Drawing, by: Actor) -> Panel | None:
     """Marks the page as seen by `by` and gives its panel, if anything stands since its last visit (two queries: the
     mark, then the stretch; one more when checks were called in it)."""
     if drawing.view.screen not in (Screen.TABLE, Screen.PAGE):
         return None
-    since = visits.opened(drawing.campaign, by)
+    seen_live = shown.upto(drawing.campaign.pk, by.pk) if by is not None and by.is_authenticated else 0
+    since = visits.opened(drawing.campaign, by, seen_live)
     if since is None:
         return None
     names = {character.pk: character.name for character in drawing.state.roster.characters}

@@ -7,7 +7,8 @@ once cannot lose a step. Every function costs one query.
 
 - `opened`: a page (the player's page, the GM's table) is drawn now. Marks the campaign's latest event as seen and
   says where an undismissed panel counts from: the old mark when something was logged since it, kept while a panel
-  waits; None at an account's first visit and when nothing was logged since the last.
+  waits; None at an account's first visit and when nothing was logged since the last. What the account's live screens
+  showed (`shown`: their latest change, which their streams mark only when they end) counts as seen already.
 - `watched`: a live stream of that page ended having shown every change up to an event: those are not news at the
   next visit.
 - `dismissed`: the panel's "Entendido": no panel until something new is logged.
@@ -25,9 +26,10 @@ from campaigns.models import Campaign, Visit
 from rules.actions.core import Actor
 
 # One statement: the first visit is created with nothing to tell; a later one moves `seen` to the latest event and,
-# if that is news, keeps (or starts) `since` at the old mark. The right-hand sides all read the row as it was. When
-# nothing was logged since the mark, no row is written (a page load is then a read: nothing to flush to disk), and the
-# row as it stands says where a waiting panel counts from.
+# if that is news beyond the old mark and what the account's live screens showed (`shown`), keeps (or starts) `since`
+# there. The right-hand sides all read the row as it was. When nothing was logged since the mark, no row is written
+# (a page load is then a read: nothing to flush to disk), and the row as it stands says where a waiting panel counts
+# from.
 _OPENED = """
 WITH moved AS (
     INSERT INTO campaigns_visit (user_id, campaign_id, seen, since)
@@ -36,7 +38,11 @@ WITH moved AS (
         NULL
     )
     ON CONFLICT (user_id, campaign_id) DO UPDATE SET
-        since = COALESCE(campaigns_visit.since, campaigns_visit.seen),
+        since = CASE
+            WHEN EXCLUDED.seen > GREATEST(campaigns_visit.seen, %(shown)s)
+            THEN COALESCE(campaigns_visit.since, GREATEST(campaigns_visit.seen, %(shown)s))
+            ELSE campaigns_visit.since
+        END,
         seen = EXCLUDED.seen
     WHERE EXCLUDED.seen > campaigns_visit.seen
     RETURNING since
@@ -48,12 +54,13 @@ WHERE user_id = %(user)s AND campaign_id = %(campaign)s AND NOT EXISTS (SELECT 1
 """
 
 
-def opened(campaign: Campaign, by: Actor) -> int | None:
-    """`by` opens the campaign's page now: the event its panel counts from (after), or None for no panel."""
+def opened(campaign: Campaign, by: Actor, shown: int = 0) -> int | None:
+    """`by` opens the campaign's page now: the event its panel counts from (after), or None for no panel. `shown`:
+    the latest event the account's live screens of the campaign have shown (not news, though not marked yet)."""
     if by is None or not by.is_authenticated:
         return None
     with connection.cursor() as cursor:
-        cursor.execute(_OPENED, {"user": by.pk, "campaign": campaign.pk})
+        cursor.execute(_OPENED, {"user": by.pk, "campaign": campaign.pk, "shown": shown})
         row = cursor.fetchone()
     return None if row is None or row[0] is None else int(row[0])
 

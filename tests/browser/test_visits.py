@@ -83,8 +83,9 @@ def test_a_player_on_a_phone_reads_what_happened_since_and_dismisses_it(browser:
         close(ana, "ana", demo)
 
         # Between sessions, Ana away: two days pass, then the GM hits Aldara, and Borin down to 5 PG, at the table.
-        actions.advance_clock(demo, 2 * DAY, by=demo.gm)
-        gm.reload()  # the table tells the GM of the time passed (as another device of theirs did it); read, put away
+        close(gm, "narrador", demo)
+        actions.advance_clock(demo, 2 * DAY, by=demo.gm)  # as another device of the GM's did it, this table closed
+        gm = open_page(gm_context, url)  # the table tells the GM of the time passed; read, put away
         expect(gm.locator("#since-visit")).to_contain_text("2 días")
         gm.get_by_role("button", name="Entendido").click()
         expect(gm.locator("#since-visit")).to_have_count(0)
@@ -129,6 +130,14 @@ def test_a_player_on_a_phone_reads_what_happened_since_and_dismisses_it(browser:
         expect(panel).not_to_contain_text("Borin")  # done at this table, seen as it happened: no news
         screenshot(gm, "visits-gm-1280-es")
         gm.get_by_role("button", name="Entendido").click()
+        expect(gm.locator("#since-visit")).to_have_count(0)
+
+        # Another device of the GM's hits Sibila while this table is open: shown live, it is no news at a reload,
+        # though the new page is drawn before the old page's stream has ended (and marked what it showed).
+        actions.apply_damage(demo, [Character.objects.get(name="Sibila")], Attack(amount=1), by=demo.gm)
+        expect(card(gm, "Sibila").locator(".pg-value")).to_have_text("54")
+        gm.reload()
+        expect(card(gm, "Sibila").locator(".pg-value")).to_have_text("54")
         expect(gm.locator("#since-visit")).to_have_count(0)
         assert gm.errors == []
     finally:

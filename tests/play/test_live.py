@@ -88,8 +88,9 @@ def test_a_change_reaches_every_tab_but_the_one_that_made_it(world: World, serve
 
 def test_the_tab_that_acted_counts_its_change_as_seen_with_another_tab_open(world: World, server):
     """The GM's own blow is no news at their next visit ("Desde tu última visita"): the tab that made it had it in its
-    answer, so when its stream ends the account's mark moves past it, as for a change its stream showed; also while
-    another tab of the same table is open (that tab's stream got the change, and the acting tab's left it out)."""
+    answer. A reload draws the new page before the old page's stream has ended (and marked what it showed): the blow
+    is no news there either. When that stream ends, the account's mark moves past it, also while another tab of the
+    same table is open (that tab's stream got the change, and the acting tab's left it out)."""
     table = f"/campaigns/{world.campaign_a.pk}/"
     with httpx.Client(base_url=server, cookies=session_cookies(world.gm_a)) as gm:
         assert "since-visit" not in gm.get(table).text  # the GM's first visit: their mark is made
@@ -101,7 +102,8 @@ def test_the_tab_that_acted_counts_its_change_as_seen_with_another_tab_open(worl
             post_damage(gm, server, world, turns=5, tab=TAB)
             other.wait_for_region(f"card-{world.char_a1.pk}", pg_text(75, 80))
             event = Event.objects.latest("id").pk
-            acting.leave()  # the acting tab reloads, while the other stays open
+            assert "since-visit" not in gm.get(table).text  # a reload, drawn while the old page's stream is open
+            acting.leave()  # the acting tab's old page goes, while the other tab stays open
             for _ in range(100):  # real time, not campaign time: the server notices the closed stream within moments
                 if Visit.objects.filter(user=world.gm_a, campaign=world.campaign_a, seen__gte=event).exists():
                     break

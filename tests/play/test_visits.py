@@ -17,7 +17,7 @@ from campaigns import access
 from campaigns.models import Campaign, Event, Visit
 from characters.models import Character
 from play.screens import Screen, View
-from play.visits import LINES, stream_ended
+from play.visits import LINES, Shown, stream_ended
 from rules import actions
 from rules.damage import Attack, Collision, Drowning, Gas
 from rules.models import CheckKind
@@ -153,6 +153,18 @@ def test_what_a_live_page_showed_is_not_news_at_the_next_visit(world: World):
     # Playwright keeps an event loop running on this one, and the test client's sync-to-async bridge refuses it.
     with ThreadPoolExecutor(1) as pool:
         pool.submit(visits).result()
+
+
+def test_what_live_pages_showed_is_kept_by_campaign_and_account_the_latest_only_and_the_most_recent_ones():
+    shown = Shown()
+    shown.saw(1, {10, 11}, 5)
+    shown.saw(1, {10}, 3)  # heard late: never moves back
+    shown.saw(2, {10}, 7)
+    shown.saw(1, {12}, None)  # no event named: nothing to mark
+    assert (shown.upto(1, 10), shown.upto(1, 11), shown.upto(2, 10), shown.upto(1, 12)) == (5, 5, 7, 0)
+    shown.SIZE = 2
+    shown.saw(3, {10}, 9)
+    assert (shown.upto(1, 11), shown.upto(2, 10), shown.upto(3, 10)) == (0, 7, 9)  # the least recently heard goes
 
 
 def test_a_sheets_stream_marks_nothing(world: World):

@@ -85,6 +85,21 @@ def test_a_stream_that_ended_marks_what_it_showed_as_seen_and_keeps_a_waiting_pa
     assert visits.opened(world.campaign_a, world.player_a2) == first
 
 
+def test_what_live_screens_showed_is_no_news_though_not_marked_yet(world: World):
+    """A page opened while the account's streams have shown changes they have not marked yet (a reload: the old
+    page's stream ends after the new page is drawn) counts them as seen; what came after them is news from there."""
+    visits.opened(world.campaign_a, world.player_a)
+    shown = hurt(world)  # seen live
+    assert visits.opened(world.campaign_a, world.player_a, shown=shown) is None
+    assert mark(world, world.player_a).seen == shown
+    shown = hurt(world)
+    later = hurt(world)  # after what the streams showed: news, from there
+    assert visits.opened(world.campaign_a, world.player_a, shown=shown) == shown
+    assert mark(world, world.player_a).seen == later
+    hurt(world)
+    assert visits.opened(world.campaign_a, world.player_a, shown=later + 1) == shown  # a waiting panel stays
+
+
 def test_a_stream_never_moves_a_mark_back_nor_makes_one(world: World):
     older = hurt(world)
     visits.opened(world.campaign_a, world.player_a)
