@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Callable, MutableMapping
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -109,6 +110,37 @@ def answered(scope: MutableMapping[str, Any], request: Request, send: Send) -> S
         await send(message)
 
     return sending
+
+
+class Closable:
+    """A stream as Django serves it, ended when Django closes its response. A browser that leaves while the server
+    waits to send it a message (it stopped reading: a frozen tab, a slow phone) gets its response's sending cancelled
+    there, and Django closes only its own wrapping of the stream: the stream itself, left waiting at that message, would
+    end (play.live.stream's finally: its watcher forgotten, what it showed marked) only when the garbage collector
+    reached it. Django closes a response on a worker thread, once its request is over: the stream ends on the loop."""
+
+    def __init__(self, body: AsyncGenerator[bytes]) -> None:
+        self.body = body
+        self.loop = asyncio.get_running_loop()
+
+    def __aiter__(self) -> AsyncGenerator[bytes]:
+        return self.body
+
+    def close(self) -> None:
+        with suppress(RuntimeError):  # the loop closed (the server stopping): nothing is left to end
+            self.loop.call_soon_threadsafe(self.end)
+
+    def end(self) -> None:
+        task = self.loop.create_task(self.ended())
+        closing.add(task)
+        task.add_done_callback(closing.discard)
+
+    async def ended(self) -> None:
+        with suppress(RuntimeError):  # still running (ending already, in its finally): it ends on its own
+            await self.body.aclose()
+
+
+closing: set[asyncio.Task[None]] = set()  # the streams being ended (a task must be referenced until it is done)
 
 
 async def from_memory(
@@ -241,7 +273,7 @@ def opened(request: HttpRequest, admitted: Admitted, key: str, mark: tuple[int, 
     told = request.scope.get(OPENED) if isinstance(request, ASGIRequest) else None
     if isinstance(told, list):
         told.append(watcher)  # for `answered`, which sees the headers it is answered with
-    response = StreamingHttpResponse(stream(watcher), content_type="text/event-stream")
+    response = StreamingHttpResponse(Closable(stream(watcher)), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response

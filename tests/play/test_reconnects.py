@@ -4,6 +4,7 @@ differs at all. In this process, through the ASGI app streams take (settings.STR
 config.stream_gate.StreamHandler), with a hub of its own."""
 
 import asyncio
+import gc
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -258,6 +259,10 @@ def test_a_player_no_longer_in_play_is_not_let_back_from_memory(world: World, ad
         await asyncio.to_thread(
             on_a_thread, lambda: actions.remove_character(world.campaign_a, world.char_a1, by=world.gm_a)
         )
+        for _ in range(500):  # heard (after its commit, in moments): a connect before that is let back, and told
+            if live.hub.changes_heard == 1:
+                break
+            await asyncio.sleep(0.01)
         again = Browser(stream, request(stream_path(world), cookie))
         await shown(again.text, "event: end\ndata: gone")
         assert admitted == [world.campaign_a.pk] * 2  # the first connect, and this one
@@ -359,3 +364,38 @@ def test_one_told_its_stream_ends_but_closed_before_it_read_it_is_not_remembered
         return [again.task]
 
     run(steps)
+
+
+def test_a_stream_through_django_ends_when_its_browser_leaves_while_the_server_waits_to_send(world: World):
+    """A browser that stopped reading (a frozen tab, a slow phone) holds the server's next send; when it then leaves,
+    its stream ends at once (play.live.stream's finally: the watcher forgotten, what it showed marked), not whenever
+    the garbage collector reaches what Django left of it."""
+    aldara = pg_text(world.char_a1.pg, world.char_a1.max_pg)
+    cookie = cookie_of(world.player_a)
+
+    async def steps(_handler: StreamHandler) -> list[asyncio.Task[None]]:
+        browser = Browser(app(), request(stream_path(world), cookie))
+        await shown(browser.text, aldara)
+        browser.reading.clear()
+        await asyncio.to_thread(
+            on_a_thread,
+            lambda: actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=3), by=world.gm_a),
+        )
+        for _ in range(500):
+            if live.hub.changes_heard == 1:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)  # the change's message on its way: the server waits for the browser to take it
+        await browser.close()
+        for _ in range(200):
+            if world.campaign_a.pk not in live.hub.watchers:
+                break
+            await asyncio.sleep(0.01)
+        assert world.campaign_a.pk not in live.hub.watchers
+        return []
+
+    gc.disable()  # what the collector would end by chance, some time later, does not count
+    try:
+        run(steps)
+    finally:
+        gc.enable()
