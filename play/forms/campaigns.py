@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.models import User
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext
@@ -57,12 +59,30 @@ class CampaignImportForm(PageForm, ActionForm[User, Campaign], forms.Form):
 def imported_name(name: str, day: date) -> str:
     """An imported campaign's name when none is typed: «La Cripta de Hielo» (importada el 1 dic); the copy's name is
     cut short (…) where the whole would not fit."""
-    named = _("«%(name)s» (importada el %(date)s)")
+    named = IMPORTED
+    name = _unimported(name)
     when = date_format(day, pgettext("the day an import is named after", "j b"))
     room = NAME_LENGTH - len(named % {"name": "", "date": when})
     if len(name) > room:
         name = name[: room - 1] + "…"
     return named % {"name": name, "date": when}
+
+
+IMPORTED = _("«%(name)s» (importada el %(date)s)")
+
+
+def _unimported(name: str) -> str:
+    """A name without the quotes and day an import gave it, in any of the site's languages: a copy of an imported
+    campaign comes in under the campaign's own name again, never nested («««La Cripta» (importada…)» (importada…)»)."""
+    shapes = []
+    for language, _label in settings.LANGUAGES:
+        with translation.override(language):
+            head, _mark, tail = str(IMPORTED).partition("%(name)s")
+        middle, _mark, end = tail.partition("%(date)s")
+        shapes.append(re.compile(re.escape(head) + "(.+)" + re.escape(middle) + "[^()]{1,40}" + re.escape(end), re.S))
+    while found := next((match for shape in shapes if (match := shape.fullmatch(name))), None):
+        name = found[1]
+    return name
 
 
 class CampaignDeleteForm(PageForm, ActionForm[Actor, Campaign], forms.Form):

@@ -120,15 +120,16 @@ def _texts(value: Any, path: str) -> Iterator[tuple[str, str]]:
 # --- msgspec's refusals in the GM's words -----------------------------------------------------------------------------
 
 
-def invalid_by_schema(error: msgspec.ValidationError, root: Any) -> ActionError:
-    """A refusal of msgspec (decoding `root`) said where it is and what was expected there."""
+def invalid_by_schema(error: msgspec.ValidationError, root: Any, path: str = "$") -> ActionError:
+    """A refusal of msgspec (decoding `root`, found at `path` of the document) said where it is and what was expected
+    there."""
     problem, at, where = str(error).rpartition(" - at `")
     if not at:
         problem, where = str(error), "$"
     where = where.rstrip("`")
     is_key = where.startswith("key` in `")  # a JSON object's member name, not its value
     where = where.removeprefix("key` in `")
-    return invalid_copy(where, _problem(problem, expected(root, where), is_key))
+    return invalid_copy(path + where.removeprefix("$"), _problem(problem, expected(root, where), is_key))
 
 
 def _problem(problem: str, hint: Any, is_key: bool) -> str:

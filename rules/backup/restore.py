@@ -1,5 +1,5 @@
 """Restoring a document as a new campaign of the GM who imports it: checked in full first (rules.backup.read and
-rules.backup.checks), then written in one transaction — a refusal says where and writes nothing.
+rules.backup.validate), then written in one transaction — a refusal says where and writes nothing.
 
 Accounts belong to a site and do not travel: players, memberships and invitation links stay where the campaign was
 played. Who did each entry (and who undid it) travels by username: the entries under the importing GM's own username
@@ -26,10 +26,10 @@ from rules.actions.core import ActionError, checked_name
 from rules.actions.diseases import name_clash
 from rules.actions.sheet import NAME_LENGTH
 from rules.backup import references
-from rules.backup.checks import check
 from rules.backup.read import as_document, invalid_copy
 from rules.backup.schema import CharacterEntry, DiseaseEntry, Document, EventEntry, TemplateEntry, with_diseases
 from rules.backup.sessions import sessions_of
+from rules.backup.validate import validate
 from rules.models import Disease, Illness, Wound
 
 logger = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ def import_campaign(document: Document | dict[str, Any], gm: User, name: str | N
     document = as_document(document)
     head = document.campaign
     name = head.name if name is None else checked_name(name, NAME_LENGTH)
-    payloads = check(document)
+    payloads = validate(document)
     in_play = sum(1 for c in document.characters if not c.removed)
     if in_play > settings.CHARACTERS_PER_CAMPAIGN:
         message = _("La copia tiene %(n)s personajes en juego; este sitio admite %(max)s por campaña.")

@@ -8,7 +8,7 @@ row holds any more (a disease whose adding was undone). Accounts belong to a sit
 username and holds no account, membership or invitation link.
 
 Every bound is a `msgspec.Meta` of the type, so that one `msgspec.json.decode(data, type=Document)` judges the shape
-and the ranges; what ties parts together (a PG and its wounds, a log and its undos) is rules.backup.checks'.
+and the ranges; what ties parts together (a PG and its wounds, a log and its undos) is rules.backup.validate's.
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ class CharacterEntry(Part, kw_only=True):  # kw_only: a default (party_view) amo
 
 
 class EventEntry(Part):
-    """One entry of the log. `details` is the payload of its kind (rules.events), read by rules.backup.checks."""
+    """One entry of the log. `details` is the payload of its kind (rules.events), read by rules.backup.validate."""
 
     key: EventKey
     action: EventKind

@@ -15,6 +15,7 @@ def sessions_of(document: Document, payloads: list[events.Payload]) -> list[Sess
     """The sessions the document's log makes, as start_session, end_session and share_recap would have; a log they
     could not have written, or a list that is not the log's, is refused where it is wrong."""
     found: dict[int, SessionEntry] = {}
+    playing = False  # a session is open (one at a time): kept as the log goes, not looked for
     for index, (entry, payload) in enumerate(zip(document.events, payloads, strict=True)):
         if entry.undone or not payload.sessions:
             continue
@@ -22,15 +23,17 @@ def sessions_of(document: Document, payloads: list[events.Payload]) -> list[Sess
         number = getattr(payload, "number", 0)
         session = found.get(number)
         if isinstance(payload, events.SessionStarted):
-            if any(s.ended is None for s in found.values()) or number != len(found) + 1:
+            if playing or number != len(found) + 1:
                 raise invalid_copy(where, _("empieza una sesión con otra abierta, o fuera de orden."))
             found[number] = SessionEntry(number=number, started=entry.key)
+            playing = True
         elif session is None:
             raise invalid_copy(where, _("nombra una sesión que el registro no empieza."))
         elif isinstance(payload, events.SessionEnded):
             if session.ended is not None:
                 raise invalid_copy(where, _("termina una sesión ya terminada."))
             session.ended = entry.key
+            playing = False
         elif isinstance(payload, events.SessionShared):
             if (session.shared_at is not None) == payload.shared:
                 raise invalid_copy(where, _("comparte un resumen ya compartido, o retira uno que no lo estaba."))

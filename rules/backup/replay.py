@@ -1,143 +1,30 @@
-"""What ties a document's parts together, checked before anything is written: a document is taken only if the app
-itself could have written it. Each refusal says where ("La copia no es válida: $.events[3].before.c1: …").
-
-- Every state, of the rows or of the log, is one the engine leaves (rules.backup.states).
-- The log holds together: each entry has the states its undo needs (before and after of each character it changed),
-  starts at the clock and from the state the previous one left, and the rows are where the log ends; each undo undoes
-  the latest entry not yet undone, and says so; characters come and go as its entries say.
-- Walked backwards as undo walks it, every entry still to undo puts back what fits the rows it writes to: its wounds'
-  amounts, illnesses of diseases there are, sheets, the campaign's name and view, its own diseases.
-"""
+"""A document's log walked forwards, as the actions wrote it (rules.backup.validate calls it): each entry has the
+states its undo needs (before and after of each character it changed), starts at the clock and from the state the
+previous one left, and the rows are where the log ends; each undo undoes the latest entry not yet undone, and says so;
+characters come and go as its entries say."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import msgspec
 from django.utils.translation import gettext as _
 
-from campaigns.models import PartyView
-from characters.models import SHEET_RANGES
 from rules import engine, events
-from rules.actions.sheet import CHARACTER_PARTY_VIEWS
-from rules.backup import references
-from rules.backup.read import invalid_copy, invalid_payload
-from rules.backup.schema import (
-    DISEASE_NAME_LENGTH,
-    NAME_LENGTH,
-    NOTES_LENGTH,
-    TRIMMED,
-    Document,
-    EventEntry,
-    State,
-)
-from rules.backup.sessions import sessions_of
-from rules.backup.states import States, character_health, comparable, settled
+from rules.backup.read import invalid_copy
+from rules.backup.schema import Document, EventEntry, State
+from rules.backup.states import States, comparable, settled
 from rules.events import EventKind
-from rules.models import disease_errors
 
 # What each kind does (rules.events.Payload's flags), as the checks below ask it.
 HEALTH_KINDS = {kind for kind, payload in events.PAYLOADS.items() if payload.health}
 ABOUT_ONE = {kind for kind, payload in events.PAYLOADS.items() if payload.about_one}
 IN_PLAY = {kind for kind, payload in events.PAYLOADS.items() if payload.in_play}
-DISEASE_KINDS = {kind for kind, payload in events.PAYLOADS.items() if payload.changes_disease}
 ADDING = {EventKind.CHARACTER_ADDED, EventKind.CHARACTERS_ADDED}
 REMOVING = {EventKind.CHARACTER_REMOVED, EventKind.CHARACTERS_REMOVED}
-SHEET = ("name", "constitution", "jump", "heal_wounds", "weight_kg", "notes", "party_view")
-
-assert set(CHARACTER_PARTY_VIEWS) == {"", *PartyView.values}, "schema.CharacterPartyView lists them"
 
 
-def check(document: Document) -> list[events.Payload]:
-    """Refuse the document unless the app could have written it; the payload of each entry of its log."""
-    _check_keys(document)
-    characters, diseases = {c.key for c in document.characters}, {d.key for d in document.diseases}
-    known = {
-        "character": characters | set(document.missing.character),
-        "disease": diseases | set(document.missing.disease),
-        "event": {e.key for e in document.events} | set(document.missing.event),
-    }
-    names = [template.name for template in document.templates]
-    for index, name in enumerate(names):
-        if name in names[:index]:
-            raise invalid_copy(f"$.templates[{index}].name", _("repite el nombre de otra plantilla."))
-    for index, disease in enumerate(document.diseases):
-        for field, message in disease_errors(disease.category, disease.penalty, disease.pg_per_week).items():
-            raise invalid_copy(f"$.diseases[{index}].{field}", message)
-    states = States({f"disease:{key}" for key in known["disease"]})
-    clock = document.campaign.clock
-    healths = {
-        character.key: character_health(f"$.characters[{index}]", character, clock, diseases, states)
-        for index, character in enumerate(document.characters)
-    }
-    payloads = [_payload(f"$.events[{index}]", entry, known) for index, entry in enumerate(document.events)]
-    _Log(document, payloads, healths, states).walk()
-    _Undos(document, payloads).walk()
-    sessions_of(document, payloads)
-    return payloads
-
-
-def _check_keys(document: Document) -> None:
-    """Keys go in order, rows first and then the missing ones ("d5" after d1 to d4), as an export numbers them: so
-    that an export of the import is the document again. A campaign's own diseases come before the others."""
-    lists = [
-        ("c", "$.characters", [c.key for c in document.characters], "$.missing.character", document.missing.character),
-        ("d", "$.diseases", [d.key for d in document.diseases], "$.missing.disease", document.missing.disease),
-        ("e", "$.events", [e.key for e in document.events], "$.missing.event", document.missing.event),
-    ]
-    for prefix, path, keys, missing_path, missing in lists:
-        for index, key in enumerate([*keys, *missing]):
-            if key != (expected := f"{prefix}{index + 1}"):
-                where = f"{path}[{index}].key" if index < len(keys) else f"{missing_path}[{index - len(keys)}]"
-                raise invalid_copy(where, _("debe ser «%(key)s»: las claves van en orden.") % {"key": expected})
-    others = False
-    for index, disease in enumerate(document.diseases):
-        others = others or disease.scope != "campaign"
-        if others and disease.scope == "campaign":
-            message = _("las enfermedades propias de la campaña van antes que las demás.")
-            raise invalid_copy(f"$.diseases[{index}].scope", message)
-
-
-def _payload(path: str, entry: EventEntry, known: dict[str, set[str]]) -> events.Payload:
-    """An entry's details, read as its kind's payload (rules.events), every reference a key of the document."""
-    at = f"{path}.details"
-    raw = entry.details
-    if entry.action == EventKind.UNDO:
-        # The undone entry's own details first, so that a problem there is said where it is.
-        action, undone = raw.get("action"), raw.get("undone")
-        if action in EventKind.values and action != EventKind.UNDO and isinstance(undone, dict) and "details" in undone:
-            kind = EventKind(action)
-            try:
-                events.decode(kind, undone["details"])
-            except events.DamagedEntry as damaged:
-                raise invalid_payload(f"{at}.undone.details", damaged, events.PAYLOADS[kind]) from damaged
-    try:
-        payload = events.decode(entry.action, raw)
-    except events.DamagedEntry as damaged:
-        raise invalid_payload(at, damaged, events.PAYLOADS[entry.action]) from damaged
-    for what, value in references.references(payload):
-        if what not in known:  # an account or an invitation link: ids of another site
-            raise invalid_copy(at, _("nombra una cuenta o una invitación de otro sitio, que la copia no lleva."))
-        if not isinstance(value, str) or value not in known[what]:
-            raise invalid_copy(at, _("nombra «%(key)s», que no está en la copia.") % {"key": str(value)[:40]})
-    for side in ("characters", "before", "after"):
-        for key in getattr(entry, side):
-            if key not in known["character"]:
-                raise invalid_copy(f"{path}.{side}", _("nombra «%(key)s», que no está en la copia.") % {"key": key})
-    if len(set(entry.characters)) != len(entry.characters):
-        raise invalid_copy(f"{path}.characters", _("repite una clave."))
-    if isinstance(payload, events.CharactersAdded | events.CharactersRemoved):
-        group = payload.added if isinstance(payload, events.CharactersAdded) else payload.removed
-        if not entry.characters or sorted(str(n.character) for n in group) != sorted(entry.characters):
-            raise invalid_copy(f"{path}.characters", _("no son los personajes que nombra el cambio."))
-    return payload
-
-
-# --- the log, as it was written ---------------------------------------------------------------------------------------
-
-
-class _Log:
+class Replay:
     """The log walked forwards, as the actions wrote it: clocks, states, undos, who is in play."""
 
     def __init__(
@@ -299,10 +186,11 @@ class _Log:
                     raise invalid_copy(f"{at}.details.pg", _("da unos PG que no son los de sus estados."))
         if isinstance(payload, events.Advance):
             # Time is the one action without dice or choices: its states after are exactly the engine's.
+            resting = {str(key) for key in payload.resting}
             for key, found in after.items():
                 where = f"{at}.after.{key}"
                 settled(where, found, found.now, f"{where}.wounds[{{}}]".format, f"{where}.illnesses")
-                rested = engine.advance(before[key], payload.seconds, resting=key in map(str, payload.resting))
+                rested = engine.advance(before[key], payload.seconds, resting=key in resting)
                 if comparable(rested) != comparable(found):
                     raise invalid_copy(where, _("no es lo que el paso del tiempo hace con su estado."))
         if entry.action in ADDING:
@@ -361,117 +249,3 @@ def _named(payload: events.Payload) -> tuple[set[str], set[str] | None]:
     else:
         return set(), None
     return {str(key) for key in named}, {str(key) for key in told}
-
-
-# --- undoing it, entry by entry ---------------------------------------------------------------------------------------
-
-
-class _Undos:
-    """The log walked backwards from the rows, as undo walks it (the latest entry not undone first), keeping what an
-    undo meets: each character's sheet, the first amounts of its wounds and how many illnesses it has; the campaign's
-    name and view; each own disease's sheet."""
-
-    def __init__(self, document: Document, payloads: list[events.Payload]) -> None:
-        self.document, self.payloads = document, payloads
-        characters = document.characters
-        self.sheets = {c.key: {field: getattr(c, field) for field in SHEET} for c in characters}
-        self.amounts = {c.key: [w.amount for w in c.wounds] for c in characters}
-        self.episodes = {c.key: len(c.illnesses) for c in characters}
-        self.known = {f"disease:{d.key}" for d in document.diseases}
-        self.own: dict[str, dict[str, Any]] = {
-            d.key: {
-                "name": d.name,
-                "category": d.category.value,
-                "penalty": d.penalty,
-                "pg_per_week": d.pg_per_week,
-                "retired": d.retired,
-            }
-            for d in document.diseases
-            if d.scope == "campaign"
-        }
-        self.campaign = {"name": document.campaign.name, "party_view": document.campaign.party_view.value}
-
-    def walk(self) -> None:
-        for index in reversed(range(len(self.document.events))):
-            entry, payload = self.document.events[index], self.payloads[index]
-            if entry.undone or entry.action == EventKind.UNDO:
-                continue
-            at = f"$.events[{index}]"
-            self._states(at, entry)
-            if isinstance(payload, events.CharacterEdited):
-                self._sheet(at, entry, payload)
-            if isinstance(payload, events.CampaignEdited):
-                for field, (old, new) in events.changed(payload.changes).items():
-                    if field != "gm_id":  # accounts are not in the document
-                        self._change(f"{at}.details.changes.{field}", self.campaign, field, old, new, "campaign")
-            if entry.action in DISEASE_KINDS:
-                self._disease(at, entry, payload)
-
-    def _states(self, at: str, entry: EventEntry) -> None:
-        for key, state in entry.before.items():
-            if key not in self.amounts:
-                continue  # a character the document lacks: the undo refuses it
-            amounts = [wound.amount for wound in state.wounds for _n in range(wound.times or 1)]
-            now = self.amounts[key]
-            # A wound's row keeps its first amount; the undo writes what remains of it, never more.
-            if any(amount > first for amount, first in zip(amounts, now, strict=False)):
-                raise invalid_copy(f"{at}.before.{key}", _("no cuadra con las heridas de su personaje."))
-            self.amounts[key] = now[: len(amounts)] + amounts[len(now) :]
-            # An illness the undo brings back becomes a row again: its disease must be one.
-            if any(illness.key not in self.known for illness in state.illnesses[self.episodes[key] :]):
-                raise invalid_copy(f"{at}.before.{key}", _("no nombra una enfermedad de la copia."))
-            self.episodes[key] = len(state.illnesses)
-
-    def _sheet(self, at: str, entry: EventEntry, payload: events.CharacterEdited) -> None:
-        [key] = entry.characters
-        sheet = self.sheets.get(key)
-        if sheet is None:
-            raise invalid_copy(at, _("no cuadra con la hoja de su personaje."))
-        constitution_after = sheet["constitution"]
-        for field, (old, new) in events.changed(payload.changes).items():
-            if field != "player_id":  # accounts are not in the document
-                self._change(f"{at}.details.changes.{field}", sheet, field, old, new, "sheet")
-        pair = (entry.before[key].constitution, entry.after[key].constitution)
-        if pair != (sheet["constitution"], constitution_after):
-            raise invalid_copy(f"{at}.details.changes", _("no cuadra con la hoja de su personaje."))
-
-    def _change(self, path: str, sheet: dict[str, Any], field: str, old: Any, new: Any, what: str) -> None:
-        """An edit's change, undone: it changed what there is now, into something else, from a value it may have."""
-        if sheet[field] != new:
-            raise invalid_copy(path, _("no cuadra con la hoja de su personaje."))
-        if old == new or not _value(what, field, old):
-            raise invalid_copy(path, _("no es un cambio válido."))
-        sheet[field] = old
-
-    def _disease(self, at: str, entry: EventEntry, payload: Any) -> None:
-        sheet = self.own.get(payload.disease)
-        if sheet is None:
-            raise invalid_copy(f"{at}.details.disease", _("no nombra una enfermedad propia de la campaña."))
-        if isinstance(payload, events.DiseaseEdited):
-            for field, (old, new) in events.changed(payload.changes).items():
-                self._change(f"{at}.details.changes.{field}", sheet, field, old, new, "disease")
-            for field, message in disease_errors(sheet["category"], sheet["penalty"], sheet["pg_per_week"]).items():
-                raise invalid_copy(f"{at}.details.changes.{field}", message)
-        retired = {EventKind.DISEASE_RETIRED: True, EventKind.DISEASE_RESTORED: False, EventKind.DISEASE_ADDED: False}
-        if entry.action in retired:
-            if sheet["retired"] != retired[entry.action]:
-                raise invalid_copy(f"{at}.details.disease", _("no cuadra con la enfermedad de la copia."))
-            sheet["retired"] = not sheet["retired"]
-        if entry.action == EventKind.DISEASE_ADDED:
-            del self.own[payload.disease]
-
-
-def _value(what: str, field: str, value: Any) -> bool:
-    """One side of a change, as its action stores it."""
-    if field == "name":
-        longest = DISEASE_NAME_LENGTH if what == "disease" else NAME_LENGTH
-        return isinstance(value, str) and len(value) <= longest and re.match(TRIMMED, value) is not None
-    if field in SHEET_RANGES:
-        low, high = SHEET_RANGES[field]
-        return type(value) is int and low <= value <= high
-    if field == "notes":
-        return isinstance(value, str) and len(value) <= NOTES_LENGTH
-    if field == "party_view":
-        # A campaign always has a view of its own; a character may also have none (the campaign's).
-        return value in (PartyView.values if what == "campaign" else CHARACTER_PARTY_VIEWS)
-    return field in ("category", "penalty", "pg_per_week")  # judged together, by disease_errors
