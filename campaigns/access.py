@@ -10,7 +10,9 @@ Django admin.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import cached_property
 
 from django.contrib.auth.models import AnonymousUser, User
@@ -122,6 +124,33 @@ def is_gm(user: Visitor, campaign: Campaign) -> bool:
     if getattr(campaign, "viewer", None) == user.pk:
         return bool(campaign.viewer_co_gm)  # type: ignore[attr-defined]
     return Membership.objects.filter(campaign=campaign, user=user, role=Role.GM).exists()
+
+
+class Right(StrEnum):
+    """What a change asks of whoever makes it. Decided by `holds`, under the campaign's lock, in the change's own
+    transaction (rules.actions.core.lock_campaign): a removal, a hand-over or a new owner committed before the lock
+    counts, and one that comes later waits for the change. An undo asks the right of what it undoes."""
+
+    OWNER = "owner"  # the campaign's owner alone: naming or removing co-GMs, deleting the campaign
+    TABLE = "table"  # the table's powers: the owner or a co-GM
+    PLAYER = "player"  # the player of every character the change is about, or one of the campaign's GMs
+
+
+def holds(campaign: Campaign, user: Visitor, right: Right, characters: Iterable[Character] = ()) -> bool:
+    """Whether an account holds a right at this campaign now. `campaign` and `characters` are rows read under the
+    campaign's lock; a co-GM's role is read here, under it too (the owner asks no query). A site admin holds every
+    right, as in the Django admin, where they change any campaign (no page of the table lets them in: the lookups
+    above answer 404)."""
+    if not isinstance(user, User):
+        return False
+    if campaign.gm_id == user.pk or user.is_superuser:
+        return True
+    if right == Right.OWNER:
+        return False
+    if Membership.objects.filter(campaign=campaign, user=user, role=Role.GM).exists():
+        return True
+    characters = list(characters)
+    return right == Right.PLAYER and bool(characters) and all(c.player_id == user.pk for c in characters)
 
 
 @dataclass(frozen=True)

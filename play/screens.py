@@ -23,7 +23,7 @@ from django.http import HttpRequest
 from django.template import engines
 from django.utils.safestring import SafeString, mark_safe
 
-from campaigns.access import Audience, seen_as, table_of
+from campaigns.access import Audience, Right, seen_as, table_of
 from campaigns.models import Campaign, Invitation, PartyView
 from characters.models import Character
 from play.cards import Card, Shown, shown_to, whole
@@ -37,6 +37,7 @@ from play.party import companion
 from play.snapshot import Snapshot
 from play.timeline import timeline_for
 from play.touch import EVERYTHING, Touch
+from rules.actions.core import right_to_undo
 
 
 class Screen(StrEnum):
@@ -223,9 +224,13 @@ def party_view(drawing: Drawing) -> dict[str, Any]:
 
 
 def undo(drawing: Drawing) -> dict[str, Any]:
-    """The undo button: what it would undo, in the log's words (kept with the log's entries)."""
+    """The undo button: what it would undo, in the log's words (kept with the log's entries), and whether only the
+    owner may undo it (drawn once for every GM: a co-GM's table shows why instead of the button, templates/campaign.html)."""
     pk = drawing.state.undoable
-    return {"undo": None if pk is None else undo_title(drawing.state, pk, drawing.state.names)}
+    if pk is None:
+        return {"undo": None}
+    owner_only = right_to_undo(drawing.state.heads_of([pk])[pk].action) == Right.OWNER
+    return {"undo": undo_title(drawing.state, pk, drawing.state.names), "owner_only": owner_only}
 
 
 def my_checks(drawing: Drawing) -> dict[str, Any]:

@@ -49,7 +49,8 @@ def preview_advance(
     returns engine.advance's state, and when each thing happens inside it)."""
     checked_duration(seconds)
     with transaction.atomic():
-        campaign, everyone = locked(campaign, None)  # a consistent read, released before the (slower) preview
+        # A consistent read, released before the (slower) preview; who may see it is the page's to say.
+        campaign, everyone = locked(campaign, None, None)
     resting_ids = resting_set(everyone, resting, not_resting)
     characters = [
         CharacterPreview(

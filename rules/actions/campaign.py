@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from campaigns.access import Right
 from campaigns.models import Campaign
 from rules import notify
 from rules.actions.core import ActionError, Actor, checked_name, lock_campaign
@@ -41,7 +42,7 @@ def delete_campaign(campaign: Campaign | int, *, by: Actor, typed_name: str | No
     """Delete a campaign and everything in it: its log, characters (removed ones too), wounds, illnesses, own diseases,
     players and invitation links. The GM confirms by typing its name (`typed_name`); None means the site admin
     confirmed on the admin's own page. Open screens of the campaign end their live stream."""
-    campaign = lock_campaign(campaign)  # gone meanwhile: "Esta campaña ya no existe."
+    campaign = lock_campaign(campaign, by, Right.OWNER)  # gone meanwhile: "Esta campaña ya no existe."
     if typed_name is not None and typed_name.strip() != campaign.name:
         raise ActionError(_("Escribe el nombre exacto de la campaña para borrarla."), "name")
     # An episode protects its disease from deletion (history points at it): the episodes go first, then the rest,

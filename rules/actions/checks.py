@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from campaigns import access
+from campaigns.access import Right
 from campaigns.models import Campaign, Event
 from characters.models import Character
 from rules import engine, events
@@ -49,7 +50,7 @@ def call_check(campaign: Campaign | int, characters: Iterable[Character | int], 
     if call.kind not in CheckKind.values:
         raise ActionError(_("Esa tirada no existe."), "check")
     payload = events.CheckCalled(check=CheckKind(call.kind))
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     disease = None
     if call.kind == CheckKind.FALL:
         payload.height_m = number("height_m", call.height_m or 0, _("La altura"))
@@ -107,14 +108,14 @@ def _pending(campaign: Campaign, check_ids: list[int]) -> list[CalledCheck]:
 def answer_check(campaign: Campaign | int, check: CalledCheck | int, *, by: Actor, die: int | None = None) -> Outcome:
     """Roll a called check: `die` as rolled at the table, or None for the server to roll it. Only the character's
     player or the campaign's GM may, and only once: a second answer (another tab, a double tap) changes nothing."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, None)  # the right is decided below, under this lock, on the check's character
     check_id = check.pk if isinstance(check, CalledCheck) else check
     row = CalledCheck.objects.select_for_update().filter(campaign=campaign, pk=check_id).first()
     if row is None:
         raise ActionError(_("Esa tirada no existe."), "check")
     character = Character.everyone.get(pk=row.character_id)
-    is_gm = isinstance(by, User) and access.is_gm(by, campaign)
-    if not is_gm and not (isinstance(by, User) and character.player_id == by.pk):
+    is_gm = by is None or access.holds(campaign, by, Right.TABLE)
+    if not is_gm and not (by is not None and access.holds(campaign, by, Right.PLAYER, [character])):
         raise ActionError(_("Solo su jugador o el narrador pueden tirar por %(name)s.") % {"name": character.name})
     if row.status != CallStatus.PENDING:
         raise ActionError(_("Esa tirada ya no está pendiente: ya se tiró o se anuló."), "check")
@@ -144,7 +145,7 @@ def answer_check(campaign: Campaign | int, check: CalledCheck | int, *, by: Acto
 def cancel_check(campaign: Campaign | int, checks: Iterable[CalledCheck | int], *, by: Actor) -> Outcome:
     """The GM takes back called checks still pending (the player is gone, the fall did not happen): logged, and an
     undo calls them again."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     check_ids = sorted({c.pk if isinstance(c, CalledCheck) else c for c in checks})
     rows = _pending(campaign, check_ids)
     if not rows:

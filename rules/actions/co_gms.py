@@ -9,23 +9,17 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from campaigns.access import Right
 from campaigns.models import Campaign, Event, Invitation, Membership, Role
 from characters.models import Character
 from rules import events
 from rules.actions.core import ActionError, Actor, Outcome, lock_campaign, log, undoes
 
 
-def _owner_only(campaign: Campaign, by: Actor) -> None:
-    """Only the owner names or removes co-GMs (a script, `by` None, may too: the admin's own tools)."""
-    if by is not None and getattr(by, "pk", None) != campaign.gm_id:
-        raise ActionError(_("Solo quien creó la campaña puede nombrar o quitar co-narradores."))
-
-
 @transaction.atomic
 def create_co_gm_invitation(campaign: Campaign | int, *, by: Actor) -> Outcome:
     """A link to join the campaign as co-GM. There is at most one pending: asking again shows the same one."""
-    campaign = lock_campaign(campaign)
-    _owner_only(campaign, by)
+    campaign = lock_campaign(campaign, by, Right.OWNER)
     if campaign.invitations.pending().filter(role=Role.GM).exists():
         return Outcome(None, [])
     invitation = Invitation.objects.create(campaign=campaign, character=None, role=Role.GM)
@@ -35,8 +29,7 @@ def create_co_gm_invitation(campaign: Campaign | int, *, by: Actor) -> Outcome:
 @transaction.atomic
 def revoke_co_gm_invitation(campaign: Campaign | int, invitation: Invitation | int, *, by: Actor) -> Outcome:
     """Cancel a pending co-GM link: whoever opens it afterwards finds nothing."""
-    campaign = lock_campaign(campaign)
-    _owner_only(campaign, by)
+    campaign = lock_campaign(campaign, by, Right.OWNER)
     invitation_id = invitation if isinstance(invitation, int) else invitation.pk
     found = campaign.invitations.select_for_update().filter(pk=invitation_id, role=Role.GM).first()
     if found is None or not found.pending:
@@ -71,8 +64,7 @@ def join_as_co_gm(campaign: Campaign, invitation: Invitation, user: User) -> Out
 def remove_co_gm(campaign: Campaign | int, user: User | int, *, by: Actor) -> Outcome:
     """The owner removes a co-GM: their open table and sheets end their streams. One who plays characters here goes
     on playing them as a player; anyone else leaves the campaign."""
-    campaign = lock_campaign(campaign)
-    _owner_only(campaign, by)
+    campaign = lock_campaign(campaign, by, Right.OWNER)
     user_id = user if isinstance(user, int) else user.pk
     membership = (
         Membership.objects.select_for_update().select_related("user").filter(campaign=campaign, user_id=user_id).first()
@@ -90,6 +82,8 @@ def remove_co_gm(campaign: Campaign | int, user: User | int, *, by: Actor) -> Ou
 
 
 # --- undoing them (rules.actions.undo) --------------------------------------------------------------------------------
+# Only the owner names or removes co-GMs, so only the owner undoes any of it: undoing a link, a join or a removal names
+# or removes a co-GM too (a co-GM who joined is removed by undoing the join).
 
 
 def _make(campaign: Campaign, user_id: int | None, role: Role | None) -> None:
@@ -102,7 +96,7 @@ def _make(campaign: Campaign, user_id: int | None, role: Role | None) -> None:
         campaign.memberships.update_or_create(user_id=user_id, defaults={"role": role})
 
 
-@undoes(events.CoGmLink)
+@undoes(events.CoGmLink, Right.OWNER)
 def undo_co_gm_link(campaign: Campaign, event: Event, payload: events.CoGmLink) -> None:
     links = campaign.invitations.filter(pk=payload.invitation or 0, role=Role.GM, claimed_by=None)
     if payload.revoked:
@@ -111,12 +105,12 @@ def undo_co_gm_link(campaign: Campaign, event: Event, payload: events.CoGmLink) 
         links.delete()
 
 
-@undoes(events.CoGmJoined)
+@undoes(events.CoGmJoined, Right.OWNER)
 def undo_co_gm_joined(campaign: Campaign, event: Event, payload: events.CoGmJoined) -> None:
     _make(campaign, payload.user, Role.PLAYER if payload.was_player else None)
     campaign.invitations.filter(pk=payload.invitation or 0, role=Role.GM).update(claimed_by=None, claimed_at=None)
 
 
-@undoes(events.CoGmRemoved)
+@undoes(events.CoGmRemoved, Right.OWNER)
 def undo_co_gm_removed(campaign: Campaign, event: Event, payload: events.CoGmRemoved) -> None:
     _make(campaign, payload.user, Role.GM)

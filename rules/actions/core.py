@@ -12,6 +12,8 @@ from django.db import DEFAULT_DB_ALIAS
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
+from campaigns import access
+from campaigns.access import Right
 from campaigns.models import Campaign, Event
 from characters.models import Character
 from config.compiled import Compiled, Slot, together, written_then_read
@@ -73,9 +75,27 @@ class Loaded:
 LOCKED = Compiled(lambda campaign: Campaign.objects.select_for_update().filter(pk=campaign))
 
 
-def lock_campaign(campaign: Campaign | int) -> Campaign:
+def lock_campaign(campaign: Campaign | int, by: Actor, right: Right = Right.TABLE) -> Campaign:
+    """Lock the campaign's row, then decide whether `by` holds `right` there now (campaigns.access.holds): under the
+    lock, in the action's transaction, so that a change of rights (a co-GM removed, a character handed over) lands
+    wholly before the action or wholly after it. A script (`by` None) holds every right."""
     campaign_id = campaign if isinstance(campaign, int) else campaign.pk
-    return the_locked(LOCKED.list(campaign=campaign_id))
+    locked_campaign = the_locked(LOCKED.list(campaign=campaign_id))
+    allowed(locked_campaign, by, right)
+    return locked_campaign
+
+
+def allowed(campaign: Campaign, by: Actor, right: Right, characters: Iterable[Character] = ()) -> None:
+    """Refuse, in words, an action `by` may no longer take at this campaign (campaigns.access.holds); nothing is
+    written."""
+    if by is None or access.holds(campaign, by, right, characters):
+        return
+    refusals = {
+        Right.OWNER: _("Solo quien creó la campaña puede hacer esto."),
+        Right.TABLE: _("Ya no llevas esta campaña: no se ha hecho nada."),
+        Right.PLAYER: _("Ese personaje ya no es tuyo: no se ha hecho nada."),
+    }
+    raise ActionError(refusals[right])
 
 
 def the_locked(found: list[Campaign]) -> Campaign:
@@ -131,15 +151,17 @@ def load(campaign: Campaign, character_ids: list[int] | None, removed: bool = Fa
 
 
 def locked(
-    campaign: Campaign | int, character_ids: list[int] | None, removed: bool = False
+    campaign: Campaign | int, character_ids: list[int] | None, by: Actor, right: Right = Right.TABLE
 ) -> tuple[Campaign, list[Loaded]]:
     """`lock_campaign`, then `load`, in one round trip: the campaign's row is locked first, as always, by the first
-    statement of the four."""
+    statement of the four; then whether `by` holds `right` over these characters, as they are under the lock."""
     campaign_id = campaign if isinstance(campaign, int) else campaign.pk
-    reads = character_reads(campaign_id, character_ids, removed)
+    reads = character_reads(campaign_id, character_ids, False)
     [found, *rows] = together((LOCKED, {"campaign": campaign_id}), *reads)
     campaign = the_locked(found)
-    return campaign, loaded_from(campaign, character_ids, *rows)
+    loads = loaded_from(campaign, character_ids, *rows)
+    allowed(campaign, by, right, [loaded.character for loaded in loads])
+    return campaign, loads
 
 
 def character_reads(
@@ -309,11 +331,22 @@ type Undoer = Callable[[Campaign, Event, Any], None]
 # One function per payload type (rules.events) whose event changed more than health: rules.actions.undo calls it,
 # after the health of before is restored, to put the rest back.
 UNDOERS: dict[type[events.Payload], Undoer] = {}
+# The right an undo of each kind of event asks (campaigns.access.Right): the table's, unless registered here with more.
+RIGHT_TO_UNDO: dict[str, Right] = {}
 
 
-def undoes[U: Undoer](payload_type: type[events.Payload]) -> Callable[[U], U]:
+def undoes[U: Undoer](payload_type: type[events.Payload], right: Right = Right.TABLE) -> Callable[[U], U]:
+    """Register the undoer of a payload type, and the right its undo asks: that of the action that logs it."""
+
     def register(undoer: U) -> U:
         UNDOERS[payload_type] = undoer
+        if right != Right.TABLE:
+            RIGHT_TO_UNDO[payload_type.kind_of_event] = right
         return undoer
 
     return register
+
+
+def right_to_undo(kind: str) -> Right:
+    """The right an undo of an event of this kind asks: who may make it (an owner's event, the owner alone)."""
+    return RIGHT_TO_UNDO.get(kind, Right.TABLE)  # an EventKind is its own string

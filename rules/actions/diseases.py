@@ -93,7 +93,7 @@ def _own(campaign: Campaign, disease: Disease | int) -> Disease:
 
 @transaction.atomic
 def add_disease(campaign: Campaign | int, sheet: DiseaseSheet, *, by: Actor) -> Outcome:
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     sheet = _checked(campaign, sheet)
     disease = Disease.objects.create(campaign=campaign, **asdict(sheet))
     return Outcome(log(campaign, by, events.DiseaseAdded(disease=disease.pk, name=disease.name), []), [])
@@ -101,7 +101,7 @@ def add_disease(campaign: Campaign | int, sheet: DiseaseSheet, *, by: Actor) -> 
 
 @transaction.atomic
 def edit_disease(campaign: Campaign | int, disease: Disease | int, sheet: DiseaseSheet, *, by: Actor) -> Outcome:
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     found = _own(campaign, disease)
     sheet = _checked(campaign, sheet, exclude=found.pk, active=not found.retired)
     before = asdict(DiseaseSheet.of(found))
@@ -118,7 +118,7 @@ def edit_disease(campaign: Campaign | int, disease: Disease | int, sheet: Diseas
 @transaction.atomic
 def retire_disease(campaign: Campaign | int, disease: Disease | int, *, by: Actor) -> Outcome:
     """No one can catch it any more; those ill with it stay ill."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     found = _own(campaign, disease)
     if found.retired:
         raise ActionError(_("«%(name)s» ya estaba retirada.") % {"name": found.name}, "disease")
@@ -129,7 +129,7 @@ def retire_disease(campaign: Campaign | int, disease: Disease | int, *, by: Acto
 
 @transaction.atomic
 def restore_disease(campaign: Campaign | int, disease: Disease | int, *, by: Actor) -> Outcome:
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     found = _own(campaign, disease)
     if not found.retired:
         raise ActionError(_("«%(name)s» ya se puede contraer.") % {"name": found.name}, "disease")

@@ -8,6 +8,7 @@ from dataclasses import replace
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from campaigns.access import Right
 from campaigns.models import Campaign
 from characters.models import Character
 from rules import dice, engine, events
@@ -64,7 +65,7 @@ def apply_damage(
     if isinstance(damage, Collision | Fall) and damage.weight_kg is not None:
         payload.weight_kg = number("weight_kg", damage.weight_kg, _("El peso"))
 
-    campaign, loads = locked(campaign, chosen)
+    campaign, loads = locked(campaign, chosen, by, Right.PLAYER if call is not None else Right.TABLE)
     results = []
     for loaded in loads:
         character, health = loaded.character, loaded.health
@@ -129,7 +130,7 @@ def advance_clock(
     Given the campaign `version` a preview was made at (`preview_advance`), it is refused with the field "version"
     if anything changed since: what is committed is then exactly what the GM read."""
     checked_duration(seconds)
-    campaign, everyone = locked(campaign, None)
+    campaign, everyone = locked(campaign, None, by)
     if version is not None and campaign.version != version:
         raise ActionError(_("La mesa ha cambiado desde la previsión: esta es la nueva."), "version")
     resting_ids = resting_set(everyone, resting, not_resting)
@@ -185,7 +186,7 @@ def expose(
     chosen = ids(characters)
     if not chosen:
         raise ActionError(_("Elige al menos un personaje."), "characters")
-    campaign, loads = locked(campaign, chosen)
+    campaign, loads = locked(campaign, chosen, by, Right.PLAYER if call is not None else Right.TABLE)
     disease_id = disease if isinstance(disease, int) else disease.pk
     found = Disease.objects.available_in(campaign).filter(pk=disease_id).first()
     if found is None:
@@ -225,7 +226,7 @@ def _healer(campaign: Campaign, healer: Character | int) -> Character:
 @transaction.atomic
 def treat_wounds(campaign: Campaign | int, patient: Character | int, healer: Character | int, *, by: Actor) -> Outcome:
     """A character with Curar Heridas treats the patient's wounds (it may be themself): they heal in half the time."""
-    campaign, [loaded] = locked(campaign, ids([patient]))
+    campaign, [loaded] = locked(campaign, ids([patient]), by)
     found = _healer(campaign, healer)
     if loaded.health.dead:
         raise ActionError(_("%(name)s ha muerto y no puede hacerlo.") % {"name": loaded.character.name}, "characters")
@@ -251,7 +252,7 @@ def treat_illness(
     campaign: Campaign | int, patient: Character | int, illness: Illness | int, healer: Character | int, *, by: Actor
 ) -> Outcome:
     """Another character with Curar Heridas treats one illness (RULES.md: never the patient themself)."""
-    campaign, [loaded] = locked(campaign, ids([patient]))
+    campaign, [loaded] = locked(campaign, ids([patient]), by)
     found = _healer(campaign, healer)
     if found.pk == loaded.character.pk:
         raise ActionError(_("Un personaje no puede tratar su propia enfermedad."), "healer")
@@ -270,7 +271,7 @@ def treat_illness(
 
 @transaction.atomic
 def medicate(campaign: Campaign | int, patient: Character | int, illness: Illness | int, *, by: Actor) -> Outcome:
-    campaign, [loaded] = locked(campaign, ids([patient]))
+    campaign, [loaded] = locked(campaign, ids([patient]), by)
     index = _illness_index(loaded, illness)
     if loaded.health.illnesses[index].medicated:
         raise ActionError(_("Esa enfermedad ya tiene sus medicamentos."), "illness")
@@ -293,7 +294,7 @@ def exertion(
 ) -> Outcome:
     """A physical action while 1 ≤ PG ≤ 4: 1d12 + CON against 12, or lose 1 PG. Refused at any other PG. `call`: the
     called check this answers, for the log."""
-    campaign, [loaded] = locked(campaign, ids([character]))
+    campaign, [loaded] = locked(campaign, ids([character]), by, Right.PLAYER if call is not None else Right.TABLE)
     if loaded.health.dead:
         raise ActionError(_("%(name)s ha muerto.") % {"name": loaded.character.name}, "character")
     if not loaded.health.penalties.exertion:

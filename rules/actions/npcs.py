@@ -52,7 +52,7 @@ def _room_for(campaign: Campaign, count: int) -> None:
 def add_characters(campaign: Campaign | int, sheet: Sheet, count: int, *, by: Actor) -> Outcome:
     """`count` new characters from one sheet, unhurt, named from its name as a pattern (numbered_names). The sheet is
     checked as one character's is (the pattern as its name); so is the longest name it gives, the last."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     sheet = checked_sheet(campaign, sheet)
     _room_for(campaign, count)
     taken = Character.objects.filter(campaign=campaign).values_list("name", flat=True)
@@ -70,7 +70,7 @@ def add_characters(campaign: Campaign | int, sheet: Sheet, count: int, *, by: Ac
 @transaction.atomic
 def remove_characters(campaign: Campaign | int, characters: Iterable[Character | int], *, by: Actor) -> Outcome:
     """Take several characters out of the campaign at once, as remove_character does one."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     chosen = ids(characters)
     if not chosen:
         raise ActionError(_("Elige al menos un personaje."), "characters")
@@ -111,7 +111,7 @@ def values_of(template: NpcTemplate) -> events.TemplateValues:
 @transaction.atomic
 def save_template(campaign: Campaign | int, sheet: Sheet, count: int, *, by: Actor) -> Outcome:
     """Keep the "Añadir varios" form's values under its name pattern; a template of that name takes the new values."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     sheet = checked_sheet(campaign, sheet)
     cap = settings.CHARACTERS_PER_CAMPAIGN
     if not 1 <= count <= cap:
@@ -133,7 +133,7 @@ def save_template(campaign: Campaign | int, sheet: Sheet, count: int, *, by: Act
 @transaction.atomic
 def delete_template(campaign: Campaign | int, template: NpcTemplate | int, *, by: Actor) -> Outcome:
     """Forget a template (an undo keeps it again)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     template_id = template if isinstance(template, int) else template.pk
     found = campaign.npc_templates.select_for_update().filter(pk=template_id).first()
     if found is None:

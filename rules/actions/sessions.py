@@ -22,7 +22,7 @@ def open_session(campaign: Campaign) -> GameSession | None:
 def start_session(campaign: Campaign | int, *, by: Actor, number: int | None = None) -> Outcome:
     """Start the campaign's next session. `number` is the one the GM's button offered: if another tab started it (or
     another) meanwhile, nothing happens and the GM is told."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     playing = open_session(campaign)
     if playing is not None:
         message = _("La sesión %(number)s ya está empezada: termínala antes de empezar otra.")
@@ -38,7 +38,7 @@ def start_session(campaign: Campaign | int, *, by: Actor, number: int | None = N
 @transaction.atomic
 def end_session(campaign: Campaign | int, *, by: Actor, number: int | None = None) -> Outcome:
     """End the session being played. `number`: the one the GM's button named (a second click ends nothing more)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     playing = open_session(campaign)
     if playing is None or (number is not None and playing.number != number):
         raise ActionError(_("No hay ninguna sesión empezada que terminar."), "session")
@@ -51,7 +51,7 @@ def end_session(campaign: Campaign | int, *, by: Actor, number: int | None = Non
 @transaction.atomic
 def share_recap(campaign: Campaign | int, number: int, *, by: Actor, shared: bool = True) -> Outcome:
     """Show a session's recap to the players (`shared`), or no longer."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     session = campaign.game_sessions.filter(number=number).first()
     if session is None:
         raise ActionError(_("Esa sesión no existe."), "session")

@@ -12,6 +12,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from campaigns import access
+from campaigns.access import Right
 from campaigns.models import Campaign, Event, Invitation, Membership, PartyView, Role
 from characters.models import SHEET_RANGES, Character
 from rules import engine, events, mapping
@@ -97,7 +99,7 @@ def _player_name(user_id: int | None) -> str:
 @transaction.atomic
 def add_character(campaign: Campaign | int, sheet: Sheet, *, by: Actor) -> Outcome:
     """A new character joins the campaign, unhurt."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     sheet = checked_sheet(campaign, sheet)
     if Character.objects.filter(campaign=campaign).count() >= settings.CHARACTERS_PER_CAMPAIGN:
         raise ActionError(
@@ -124,7 +126,7 @@ def edit_character(campaign: Campaign | int, character: Character | int, sheet: 
     """Change a character's sheet. Only the fields that differ are written, re-read under the campaign lock; a new
     CON moves max PG and keeps the damage (RULES.md section 7.9), and one that brings PG to 0 kills now. Giving the
     character a player cancels its pending invitation links."""
-    campaign, [loaded] = locked(campaign, ids([character]))
+    campaign, [loaded] = locked(campaign, ids([character]), by)
     row = loaded.character
     sheet = checked_sheet(campaign, sheet, player_now=row.player_id)
     before = Sheet.of(row)
@@ -150,7 +152,7 @@ def edit_character(campaign: Campaign | int, character: Character | int, sheet: 
 def remove_character(campaign: Campaign | int, character: Character | int, *, by: Actor) -> Outcome:
     """Take a character out of the campaign. Its row, wounds, illnesses and log entries stay (the log keeps its name)
     and an undo brings it back; its pending invitation links and the checks it still owes are cancelled."""
-    campaign, [loaded] = locked(campaign, ids([character]))
+    campaign, [loaded] = locked(campaign, ids([character]), by)
     row = loaded.character
     revoked = revoke_pending(row)
     owed = CalledCheck.objects.select_for_update().filter(character=row, status=CallStatus.PENDING).order_by("id")
@@ -169,7 +171,7 @@ def remove_character(campaign: Campaign | int, character: Character | int, *, by
 @transaction.atomic
 def create_invitation(campaign: Campaign | int, character: Character | int, *, by: Actor) -> Outcome:
     """A link for a player to claim a character that has none. A character has at most one pending link."""
-    campaign, [loaded] = locked(campaign, ids([character]))
+    campaign, [loaded] = locked(campaign, ids([character]), by)
     row = loaded.character
     if row.player_id is not None:
         raise ActionError(_("%(name)s ya tiene jugador: no necesita invitación.") % {"name": row.name}, "character")
@@ -183,7 +185,7 @@ def create_invitation(campaign: Campaign | int, character: Character | int, *, b
 @transaction.atomic
 def revoke_invitation(campaign: Campaign | int, invitation: Invitation | int, *, by: Actor) -> Outcome:
     """Cancel a pending link: whoever opens it afterwards finds nothing."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     invitation_id = invitation if isinstance(invitation, int) else invitation.pk
     links = campaign.invitations.select_for_update(of=("self",)).filter(pk=invitation_id, role=Role.PLAYER)
     found = links.select_related("character").first()
@@ -207,7 +209,7 @@ def claim_invitation(token: str, user: User) -> Outcome:
     campaign_id = Invitation.objects.filter(token=token).values_list("campaign_id", flat=True).first()
     if campaign_id is None:
         raise InvitationGone(_("Esa invitación no existe."))
-    campaign = lock_campaign(campaign_id)
+    campaign = lock_campaign(campaign_id, None)  # claiming asks no right: the pending link is the right
     invitation = Invitation.objects.get(token=token)
     if campaign.gm_id == user.pk and invitation.character_id is None:
         raise ActionError(_("Esta campaña es tuya: no puedes ser co-narrador de ella."))
@@ -249,11 +251,11 @@ def edit_campaign(
     if party_view is not None and party_view not in PartyView.values:
         message = _("Elige qué ven los demás jugadores: sus PG exactos, una palabra o nada.")
         raise ActionError(message, "party_view")
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     name = campaign.name if name is None else checked_name(name, NAME_LENGTH)
     gm = campaign.gm if gm is None else gm
     handed_over = gm.pk != campaign.gm_id
-    if handed_over and isinstance(by, User) and not by.is_superuser and by.pk != campaign.gm_id:
+    if handed_over and by is not None and not access.holds(campaign, by, Right.OWNER):
         raise ActionError(_("Solo quien creó la campaña puede dársela a otro narrador."), "gm")
     party_view = campaign.party_view if party_view is None else party_view
     pairs: dict[str, tuple[Any, Any]] = {

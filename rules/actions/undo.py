@@ -10,10 +10,21 @@ from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from campaigns import access
 from campaigns.models import Campaign, Event
 from rules import engine, events, mapping
 from rules.actions import checks, co_gms, diseases, npcs, sessions, sheet  # noqa: F401 - each registers its undoers
-from rules.actions.core import UNDOERS, ActionError, Actor, Loaded, Outcome, finish, load, lock_campaign
+from rules.actions.core import (
+    UNDOERS,
+    ActionError,
+    Actor,
+    Loaded,
+    Outcome,
+    finish,
+    load,
+    lock_campaign,
+    right_to_undo,
+)
 from rules.events import EventKind
 from rules.models import Disease
 
@@ -28,7 +39,7 @@ def undo(campaign: Campaign | int, *, by: Actor, event: Event | int | None = Non
     submit undid it already), nothing happens and the GM is told. The event stays in the log, marked undone; the undo
     itself is logged too and is not undoable.
     """
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, by)
     latest = (
         campaign.events.select_for_update().filter(undone=False).exclude(action=EventKind.UNDO).order_by("-id").first()
     )
@@ -37,6 +48,9 @@ def undo(campaign: Campaign | int, *, by: Actor, event: Event | int | None = Non
     expected = event.pk if isinstance(event, Event) else event
     if expected is not None and latest.pk != expected:
         raise ActionError(_("Ese cambio ya se deshizo o ya no es el último: mira el registro."), "event")
+    if by is not None and not access.holds(campaign, by, right_to_undo(latest.action)):
+        # Undo takes the rights of what it undoes: a co-GM does not undo the owner's naming or removal of co-GMs.
+        raise ActionError(_("Ese cambio solo puede deshacerlo quien creó la campaña."), "event")
     try:
         # No savepoint of its own (two more queries an undo): a failure in here marks this whole undo for rollback,
         # which raising ActionError out of it then does, and no query runs in between.

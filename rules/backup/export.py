@@ -68,7 +68,7 @@ def export_campaign(campaign: Campaign | int) -> dict[str, Any]:
 def document_of(campaign: Campaign | int) -> Document:
     """The campaign as one document, read under its lock: every action takes it first, so that the document is the
     campaign at one moment (a change half read would be a document that no import takes)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, None)  # a read: who may export is the page's (campaigns.access)
     characters = list(Character.everyone.filter(campaign=campaign).order_by("id"))
     wounds = list(Wound.objects.filter(character__campaign=campaign).order_by("id"))
     illnesses = list(Illness.objects.filter(character__campaign=campaign).order_by("id"))
