@@ -305,7 +305,8 @@
     }
     const keys = {
       d: () => clickIn(card, "[data-shortcut=damage]"),
-      u: () => clickIn(document, "#undo-form button[type=submit]:not([disabled])"),
+      // Not what only the owner may undo, on a co-GM's table (play.screens.undo): the button is hidden there.
+      u: () => clickIn(document, "#undo-form button[type=submit]:not([disabled]):not(.co-gm .owner-only)"),
       t: () => {
         const field = document.querySelector("#form-advance input[name=duration]");
         if (field) field.focus();
