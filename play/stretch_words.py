@@ -32,15 +32,16 @@ class Told:
 
 
 def character_lines(row: CharacterStretch) -> list[str]:
-    """Everything a full reader reads of one character over the stretch, the most telling first."""
+    """Everything a full reader reads of one character over the stretch, the most telling first: coming, dying and
+    leaving in the order they happen, then its PG then against its PG now."""
     lines: list[str] = []
+    if row.added and row.first is not None:  # its first state in the stretch: the one it joined with
+        lines.append(_("Entró en la campaña con %(pg)d PG.") % {"pg": row.first.pg})
     if row.died_at is not None:
         lines.append(_("Murió."))
     if row.removed:
         lines.append(_("Salió de la campaña."))
-    if row.added and row.last is not None:
-        lines.append(_("Entró en la campaña con %(pg)d PG.") % {"pg": row.last.pg})
-    elif row.first is not None and row.last is not None and row.first.pg != row.last.pg:
+    if row.first is not None and row.last is not None and row.first.pg != row.last.pg:
         lines.append(pg_line(row.first.pg, row.last.pg, row.last.max_pg))
     lines += [_("Enfermó: %(name)s.") % {"name": disease_name(name)} for name in row.caught]
     lines += wound_lines(row)
@@ -55,9 +56,18 @@ def pg_line(start: int, end: int, max_pg: int) -> str:
 
 
 def wound_lines(row: CharacterStretch) -> list[str]:
-    """Each kind of wound taken: "2 heridas de Ataque físico directo: 9 PG"."""
+    """Each kind of wound taken: "2 heridas de Ataque físico directo: 9 PG"; a serious illness's weekly losses as what
+    they are: "Perdió 6 PG por Peste"."""
     lines = []
     for kind, tally in row.wounds.items():
+        if kind == WoundKind.ILLNESS:
+            lines += [
+                _("Perdió %(pg)s PG por %(disease)s.") % {"pg": pg, "disease": disease_name(name)}
+                if name
+                else _("Perdió %(pg)s PG por enfermedad.") % {"pg": pg}
+                for name, pg in row.losses.items()
+            ]
+            continue
         words = ngettext(
             "%(count)s herida de %(kind)s: %(pg)s PG", "%(count)s heridas de %(kind)s: %(pg)s PG", tally.count
         )
@@ -67,7 +77,9 @@ def wound_lines(row: CharacterStretch) -> list[str]:
 
 def rolled_line(roll: Rolled) -> str:
     """A check and its result: "Tirada de caída: sacó 3, total 5 contra 12: fallo (tirada pedida; tiró ana)"."""
-    check = CheckKind(roll.check).label
+    check = str(CheckKind(roll.check).label)
+    if roll.disease:
+        check = _("%(check)s contra %(disease)s") % {"check": check, "disease": disease_name(roll.disease)}
     if roll.protected:
         return _("%(check)s: protegido hoy, sin tirada") % {"check": check}
     result = _("éxito") if roll.success else _("fallo")

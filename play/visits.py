@@ -2,9 +2,10 @@
 
 Opening the player's page or the GM's table draws the panel (`since_last_visit`) and marks now as seen
 (rules.actions.visits.opened). The panel tells the stretch of the log from where the account had last seen up to now
-(rules.recaps.stretch), as that account may read it (play.recaps.seen_by, the one place that filters by party view),
-in words (play.stretch_words), capped: a few lines per character and "y N cosas más" with a link to where the rest
-is. It stays on reloads until dismissed; nothing at all when nothing stands in it for this reader.
+(rules.recaps.stretch), but for what the account did itself (from any page or device: never news to it), as that
+account may read it (play.recaps.seen_by, the one place that filters by party view), in words (play.stretch_words),
+capped: a few lines per character and "y N cosas más" with a link to where the rest is. It stays on reloads until
+dismissed; nothing at all when nothing stands in it for this reader.
 
 It is drawn with the page, not streamed: it is not a region (play.screens), no change redraws it under the reader,
 and a stream's first message does not carry it. What the page then shows live is not news at the next visit: when the
@@ -89,7 +90,9 @@ def since_last_visit(drawing: Drawing, by: Actor) -> Panel | None:
     if since is None:
         return None
     names = {character.pk: character.name for character in drawing.state.roster.characters}
-    seen = seen_by(stretch(drawing.campaign, since, None, names), drawing.state.roster, drawing.audience)
+    # What the account did itself, from any page or device, is no news to it: only the others' entries are told.
+    mine = by.pk if by is not None else None
+    seen = seen_by(stretch(drawing.campaign, since, None, names, not_by=mine), drawing.state.roster, drawing.audience)
     told = [
         capped(row.pk, row.name, character_lines(row), sheet_url(drawing, row.pk))
         for row in seen.characters

@@ -38,6 +38,7 @@ class Rolled:
     success: bool | None
     answered: bool = False
     by: str = ""
+    disease: str = ""  # a resistance roll's disease, as the log names it
 
 
 @dataclass
@@ -60,6 +61,8 @@ class CharacterStretch:
     last: engine.Health | None = None
     added: bool = False
     wounds: dict[str, Tally] = field(default_factory=dict)  # by wound kind (engine.KINDS), in the order taken
+    # Of those, the weekly losses of a serious illness: the PG each disease took (by its name), in the order taken.
+    losses: dict[str, int] = field(default_factory=dict)
     caught: list[str] = field(default_factory=list)  # the diseases' names (rules.models.disease_name words them)
     cured: list[str] = field(default_factory=list)
     rolls: list[Rolled] = field(default_factory=list)
@@ -107,7 +110,7 @@ class Stretch:
         return next((row for row in self.characters if row.pk == pk), None)
 
 
-FIELDS = ("id", "action", "clock_before", "clock_after", "characters", "details", "before", "after", "undone")
+FIELDS = ("id", "action", "actor", "clock_before", "clock_after", "characters", "details", "before", "after", "undone")
 
 
 def stretch(
@@ -115,10 +118,14 @@ def stretch(
     after_event_id: int | None,
     upto_event_id: int | None,
     names: Mapping[int, str] | None = None,
+    not_by: int | None = None,
 ) -> Stretch:
     """What the log's standing entries after `after_event_id` and up to `upto_event_id` did (None: from the start, up
-    to now). `names`: every character's name, when the caller has them (else one query reads those needed)."""
+    to now). `names`: every character's name, when the caller has them (else one query reads those needed).
+    `not_by`: an account whose own entries are left out (what it did itself is no news to it)."""
     standing = Q(undone=False) & ~Q(action=EventKind.UNDO)
+    if not_by is not None:
+        standing &= ~Q(actor_id=not_by)
     if after_event_id is not None:
         standing &= Q(pk__gt=after_event_id)
     if upto_event_id is not None:
@@ -129,13 +136,13 @@ def stretch(
     )
     start_row = next((row for row in rows if row.pk == after_event_id), None)
     end_row = next((row for row in rows if row.pk == upto_event_id), None)
-    entries = [row for row in rows if _within(row, after_event_id, upto_event_id)]
+    entries = [row for row in rows if _within(row, after_event_id, upto_event_id, not_by)]
 
     builder = _Builder()
     for event in entries:
         builder.read(event)
     if any(event.action == EventKind.CHECK_CALLED for event in entries):
-        builder.calls(campaign, after_event_id, upto_event_id)
+        builder.calls(campaign, after_event_id, upto_event_id, not_by)
     known = names if names is not None else _names(builder.rows)
     for row in builder.rows.values():
         row.name = known.get(row.pk, row.name)
@@ -162,8 +169,8 @@ def stretch(
     )
 
 
-def _within(event: Event, after: int | None, upto: int | None) -> bool:
-    if event.undone or event.action == EventKind.UNDO:
+def _within(event: Event, after: int | None, upto: int | None, not_by: int | None = None) -> bool:
+    if event.undone or event.action == EventKind.UNDO or (not_by is not None and event.actor_id == not_by):
         return False
     return (after is None or event.pk > after) and (upto is None or event.pk <= upto)
 
@@ -194,7 +201,8 @@ class _Builder:
             return
         for roll in _rolls(payload):
             if isinstance(roll.character, int):
-                self.row(roll.character, roll.name).rolls.append(_rolled(event, roll, payload.answered_call))
+                disease = payload.disease if isinstance(payload, events.Expose) else ""
+                self.row(roll.character, roll.name).rolls.append(_rolled(event, roll, payload.answered_call, disease))
         if isinstance(payload, events.CharacterRemoved) and event.characters:
             self.row(event.characters[0], payload.name).removed = True
         elif isinstance(payload, events.CharactersRemoved):
@@ -220,6 +228,9 @@ class _Builder:
             tally = row.wounds.setdefault(wound.kind, Tally())
             tally.count += 1
             tally.pg += wound.amount
+            if wound.kind == "illness":
+                name = next((one.name for one in after.illnesses if one.identity == wound.illness_key), "")
+                row.losses[name] = row.losses.get(name, 0) + wound.amount
         row.caught += [illness.name for illness in after.illnesses[len(before.illnesses) :]]
         row.cured += [
             now.name for was, now in zip(before.illnesses, after.illnesses, strict=False) if now.cured and not was.cured
@@ -227,10 +238,13 @@ class _Builder:
         if after.dead and not before.dead:
             row.died_at = after.died_at if after.died_at is not None else event.clock_after
 
-    def calls(self, campaign: Campaign, after: int | None, upto: int | None) -> None:
+    def calls(self, campaign: Campaign, after: int | None, upto: int | None, not_by: int | None = None) -> None:
         """The checks called in the stretch, and which of them still waited for a die at its end (one query: the
-        calls stand as the log does — an undone call is gone, an undone answer waits again)."""
+        calls stand as the log does — an undone call is gone, an undone answer waits again); not those `not_by`
+        called."""
         rows = CalledCheck.objects.filter(campaign=campaign)
+        if not_by is not None:
+            rows = rows.exclude(called__actor_id=not_by)
         if after is not None:
             rows = rows.filter(called_id__gt=after)
         if upto is not None:
@@ -257,7 +271,7 @@ def _rolls(payload: events.Payload) -> Iterable[events.Roll]:
     return rolls
 
 
-def _rolled(event: Event, roll: events.Roll, call: events.Answer | None) -> Rolled:
+def _rolled(event: Event, roll: events.Roll, call: events.Answer | None, disease: str = "") -> Rolled:
     return Rolled(
         event=event.pk,
         at=event.clock_after,
@@ -269,4 +283,5 @@ def _rolled(event: Event, roll: events.Roll, call: events.Answer | None) -> Roll
         success=roll.success,
         answered=call is not None,
         by=call.by if call is not None else "",
+        disease=disease,
     )

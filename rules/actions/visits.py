@@ -6,9 +6,10 @@ is taken — an account's marker is its own row, each write one statement, so th
 once cannot lose a step. Every function costs one query.
 
 - `opened`: a page (the player's page, the GM's table) is drawn now. Marks the campaign's latest event as seen and
-  says where an undismissed panel counts from: the old mark when something was logged since it, kept while a panel
-  waits; None at an account's first visit and when nothing was logged since the last. What the account's live screens
-  showed (`shown`: their latest change, which their streams mark only when they end) counts as seen already.
+  says where an undismissed panel counts from: the old mark when someone else logged something since it, kept while a
+  panel waits; None at an account's first visit and when nothing but its own actions was logged since the last.
+  What the account's live screens showed (`shown`: their latest change, which their streams mark only when they
+  end) counts as seen already.
 - `watched`: a live stream of that page ended having shown every change up to an event: those are not news at the
   next visit.
 - `dismissed`: the panel's "Entendido": no panel until something new is logged.
@@ -26,10 +27,11 @@ from campaigns.models import Campaign, Visit
 from rules.actions.core import Actor
 
 # One statement: the first visit is created with nothing to tell; a later one moves `seen` to the latest event and,
-# if that is news beyond the old mark and what the account's live screens showed (`shown`), keeps (or starts) `since`
-# there. The right-hand sides all read the row as it was. When nothing was logged since the mark, no row is written
-# (a page load is then a read: nothing to flush to disk), and the row as it stands says where a waiting panel counts
-# from.
+# if something logged beyond the old mark and what the account's live screens showed (`shown`) is news — done by
+# anyone but the account itself: its own actions, from any page or device, are never news to it — keeps (or starts)
+# `since` there. The right-hand sides all read the row as it was. When nothing was logged since the mark, no row is
+# written (a page load is then a read: nothing to flush to disk), and the row as it stands says where a waiting panel
+# counts from.
 _OPENED = """
 WITH moved AS (
     INSERT INTO campaigns_visit (user_id, campaign_id, seen, since)
@@ -39,7 +41,11 @@ WITH moved AS (
     )
     ON CONFLICT (user_id, campaign_id) DO UPDATE SET
         since = CASE
-            WHEN EXCLUDED.seen > GREATEST(campaigns_visit.seen, %(shown)s)
+            WHEN EXISTS (
+                SELECT 1 FROM campaigns_event
+                WHERE campaign_id = %(campaign)s AND id > GREATEST(campaigns_visit.seen, %(shown)s)
+                AND actor_id IS DISTINCT FROM %(user)s
+            )
             THEN COALESCE(campaigns_visit.since, GREATEST(campaigns_visit.seen, %(shown)s))
             ELSE campaigns_visit.since
         END,

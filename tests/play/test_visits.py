@@ -49,8 +49,8 @@ def hidden_companion(world: World) -> Character:
     return nyx.characters[0]
 
 
-def hurt(world: World, characters: list[Character], amount: int = 3) -> None:
-    actions.apply_damage(world.campaign_a, characters, Attack(amount=amount), by=world.gm_a)
+def hurt(world: World, characters: list[Character], amount: int = 3, by=None) -> None:
+    actions.apply_damage(world.campaign_a, characters, Attack(amount=amount), by=by or world.gm_a)
 
 
 def test_a_first_visit_shows_no_panel(world: World):
@@ -101,8 +101,8 @@ def test_the_gm_reads_everyone_and_checks_with_their_results(world: World):
     nyx = hidden_companion(world)
     client = client_for(world.gm_a)
     page(client, world)
-    hurt(world, [world.char_a1, nyx])
-    actions.call_check(world.campaign_a, [world.char_a1], actions.Call(CheckKind.FALL, height_m=4), by=world.gm_a)
+    hurt(world, [world.char_a1, nyx], by=world.co_gm)  # the co-GM's doings are news to the owner
+    actions.call_check(world.campaign_a, [world.char_a1], actions.Call(CheckKind.FALL, height_m=4), by=world.co_gm)
     told = panel(page(client, world))
     assert "Aldara" in told and "Nyx la Sombra" in told
     assert "Tirada de caída: pendiente." in told
@@ -206,7 +206,7 @@ def test_the_panel_costs_the_table_two_queries_more(world: World):
     being kept whole (its rows not read: play.screens.whole_screen), the characters it names."""
     client = client_for(world.gm_a)
     page(client, world)
-    hurt(world, [world.char_a1])
+    hurt(world, [world.char_a1], by=world.co_gm)
     page(client, world)  # the panel's first drawing (its cards, its undo button's entry: play.kept)
     reset_queries()  # a request empties the log of queries: counted from an empty one, nothing is left out
     with CaptureQueriesContext(connection) as queries:
