@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 from campaigns.models import Campaign, Invitation, Role
 from characters.models import Character
 from rules import actions, backup, engine, queries
+from rules.backup.read import as_document
+from rules.backup.validate import validate
 from rules.damage import Attack, Fall, Gas
 from rules.models import CheckKind, Disease, Illness
 from tests.helpers import World, death_invariant_violations, log_mismatches, make_user, stored_health
@@ -150,9 +152,10 @@ def exported(campaign: Campaign) -> dict[str, Any]:
     return json.loads(json.dumps(backup.export_campaign(campaign)))
 
 
-def assert_reachable(campaign: Campaign) -> None:
+def assert_reachable(campaign: Campaign, exportable: bool = False) -> None:
     """A state the app could reach: each character's PG and death the engine's from its rows, its rows the log's,
-    and its whole history undoable, to the first entry."""
+    and its whole history undoable, to the first entry — and, `exportable`, at each step a campaign whose export
+    an import takes (what the app makes, it imports)."""
     for character in Character.everyone.filter(campaign=campaign):
         health = stored_health(character)
         assert (character.pg, character.died_at) == (health.pg, health.died_at), character.name
@@ -161,6 +164,8 @@ def assert_reachable(campaign: Campaign) -> None:
         actions.undo(campaign, by=campaign.gm, event=latest)  # an ActionError here is a campaign stuck: a failure
         assert log_mismatches(campaign) == [], latest.action
         assert death_invariant_violations() == []
+        if exportable:
+            validate(as_document(backup.export_campaign(campaign)))  # an ActionError here: the app made a refusal
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -273,6 +278,17 @@ def story(world: World) -> Campaign:
     actions.undo(a, by=gm)
     actions.remove_character(a, tomas, by=gm)
     actions.edit_campaign(a, name="La Cripta", party_view="exact", by=gm)
+    actions.start_session(a, by=gm)
+    actions.save_template(a, actions.Sheet("Guardia", 6, jump=2), 4, by=gm)
+    actions.save_template(a, actions.Sheet("Guardia", 7, notes="Lanzas."), 5, by=gm)
+    actions.save_template(a, actions.Sheet("Guardia", 7, notes="Lanzas.", party_view="hidden"), 5, by=gm)
+    actions.save_template(a, actions.Sheet("Bandido", 5), 3, by=gm)
+    actions.delete_template(a, a.npc_templates.get(name="Bandido"), by=gm)
+    actions.save_template(a, actions.Sheet("Lobo", 3, weight_kg=40), 2, by=gm)
+    actions.delete_template(a, a.npc_templates.get(name="Lobo"), by=gm)
+    actions.undo(a, by=gm)
+    actions.end_session(a, by=gm)
+    actions.share_recap(a, 1, by=gm)
     actions.advance_clock(a, engine.DAY - 1, by=gm)
     return Campaign.objects.get(pk=a.pk)
 
@@ -294,5 +310,43 @@ def test_a_document_changed_anywhere_is_refused_or_imports_to_a_reachable_state(
             assert error.message, where
             return
         assert_reachable(restored)
+    finally:
+        transaction.savepoint_rollback(savepoint)
+
+
+@st.composite
+def payload_mutated(draw: st.DrawFn, document: dict[str, Any]) -> tuple[tuple, Any, dict[str, Any]]:
+    """The document with one field of one entry's details changed (issue 48): at any depth, of an entry of any kind
+    (each kind as likely as another, however often the log has it)."""
+    document = copy.deepcopy(document)
+    entries = document["events"]
+    kind = draw(st.sampled_from(sorted({entry["action"] for entry in entries})))
+    index = draw(st.sampled_from([n for n, entry in enumerate(entries) if entry["action"] == kind]))
+    details = {"details": document["events"][index]["details"]}
+    where, new, details = draw(mutated(details))
+    if "details" in details:
+        document["events"][index]["details"] = details["details"]
+    else:  # the details themselves dropped
+        del document["events"][index]["details"]
+    return (index, *where), new, document
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_an_entrys_details_changed_are_refused_or_import_and_travel_again(world: World, base, data):
+    """Issue 48: every payload of every kind is checked on import as its action would write it: a change to any one
+    field of an entry's details is refused with a message, or imports to a state the app could reach (its export
+    taken again at every undo) — and what imports exports and imports again, the same document."""
+    where, new, document = data.draw(payload_mutated(base), label="change")
+    savepoint = transaction.savepoint_create()
+    try:
+        try:
+            restored = backup.import_campaign(document, world.gm_b)
+        except actions.ActionError as error:
+            assert error.message, where
+            return
+        again = exported(restored)
+        assert text(exported(backup.import_campaign(copy.deepcopy(again), world.gm_b))) == text(again), where
+        assert_reachable(restored, exportable=True)
     finally:
         transaction.savepoint_rollback(savepoint)
