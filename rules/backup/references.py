@@ -3,6 +3,7 @@ row id into a document's key on export, a key into a new row's id on restore. Th
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Callable
 from typing import Annotated, Any, TypeAliasType, Union, get_args, get_origin, get_type_hints
@@ -16,12 +17,18 @@ type Mapper = Callable[[str, Any], Any]
 
 def mapped[R: events.Record](record: R, m: Mapper) -> R:
     """The same record with each reference `m(what, value)`: ids into a document's keys, or keys into new ids."""
-    hints = get_type_hints(type(record), include_extras=True)
+    hints = _hints(type(record))
     new = {name: _mapped_value(getattr(record, name), hints[name], m) for name in record.__struct_fields__}
     if isinstance(record, events.Undo):
         undone = mapped(record.undone_payload(), m)
         new["undone"] = msgspec.structs.replace(new["undone"], details=events.stored(undone))
     return msgspec.structs.replace(record, **new)
+
+
+@functools.cache
+def _hints(record: type[events.Record]) -> dict[str, Any]:
+    """A record's fields' types, read once: reading them is most of the time a large log takes to map."""
+    return get_type_hints(record, include_extras=True)
 
 
 def _mapped_value(value: Any, hint: Any, m: Mapper) -> Any:
