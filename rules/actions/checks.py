@@ -114,7 +114,7 @@ def answer_check(campaign: Campaign | int, check: CalledCheck | int, *, by: Acto
     if row is None:
         raise ActionError(_("Esa tirada no existe."), "check")
     character = Character.everyone.get(pk=row.character_id)
-    is_gm = by is None or access.holds(campaign, by, Right.TABLE)
+    is_gm = isinstance(by, User) and access.holds(campaign, by, Right.TABLE)  # a check is answered by someone
     if not is_gm and not (by is not None and access.holds(campaign, by, Right.PLAYER, [character])):
         raise ActionError(_("Solo su jugador o el narrador pueden tirar por %(name)s.") % {"name": character.name})
     if row.status != CallStatus.PENDING:

@@ -281,7 +281,10 @@ def test_renaming_a_campaign_and_changing_its_gm_is_logged_and_undone(world: Wor
     assert (world.campaign_a.name, world.campaign_a.gm) == ("La Cripta", world.gm_b)
     line = entry(world, outcome.event)
     assert (line.title, line.lines) == ("Campaña editada", ["Nombre: A → La Cripta", "Narrador: gm_a → gm_b"])
-    undo_latest(world)
+    # gm_a runs it no more: its undo is the new owner's (or the admin's).
+    with pytest.raises(actions.ActionError, match="Ya no llevas esta campaña"):
+        undo_latest(world)
+    actions.undo(world.campaign_a, by=world.gm_b, event=outcome.event)
     world.campaign_a.refresh_from_db()
     assert (world.campaign_a.name, world.campaign_a.gm) == ("A", world.gm_a)
 
