@@ -12,7 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.urls import get_script_prefix
 from django.utils import translation
@@ -20,6 +20,7 @@ from django.utils.html import format_html
 from django_htmx.http import reswap
 from django_htmx.middleware import HtmxDetails
 
+from campaigns import access
 from campaigns.access import table_of
 from campaigns.models import Campaign, Event
 from play import live
@@ -71,6 +72,11 @@ def answers_in_place(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
         try:
             with connection.execute_wrapper(ahead.after):
                 return view(request, *args, **kwargs)
+        except Http404:
+            campaign_id = kwargs.get("campaign_id")
+            if not request.htmx or not isinstance(campaign_id, int):
+                raise
+            return not_found(request, campaign_id)
         finally:
             read_ahead.reset(kept_ahead)
             if reading is not None:
@@ -81,6 +87,24 @@ def answers_in_place(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
                 keep(future, None)  # not drawn for the streams (a refusal, a page, another answer): the listener draws
 
     return acting
+
+
+def standing(request: HttpRequest, campaign_id: int) -> str:
+    """What this account is at a campaign now: "gm" (it runs it), "player" (it watches its page) or "none"."""
+    campaign = access.CAMPAIGN_SEEN.first(user=request.user.pk, campaign=campaign_id)
+    if campaign is None or not request.user.is_authenticated:
+        return "none"
+    audience = access.audience_of(request.user, campaign)
+    if not access.roster_of(campaign).still_sees(audience):
+        return "none"
+    return "gm" if audience.is_gm else "player"
+
+
+def not_found(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """An action's 404 from a screen, saying what the account is at the campaign now (X-Standing): a screen drawn for
+    a role it no longer holds (a removed co-GM's table) tells why it was refused (static/js/screen.js), not that
+    something was removed in another tab."""
+    return HttpResponse(status=404, headers={"X-Standing": standing(request, campaign_id)})
 
 
 class Ahead:

@@ -39,7 +39,7 @@ from campaigns.models import Campaign
 from config.request_size import ASGIApp, Message, Receive, Send
 from config.stream_gate import STREAM_SUFFIX
 from play import live, sessions
-from play.live import GONE, RETRY, SESSION, Comeback, Headers, Request, Watcher, ending, stream
+from play.live import GONE, RETRY, ROLE, SESSION, Comeback, Headers, Request, Watcher, ending, stream
 from play.live_drawing import Seen
 from play.screens import view_of
 from rules import notify
@@ -226,6 +226,10 @@ def admit(request: HttpRequest, campaign_id: int) -> Admitted | HttpResponse:
     audience = access.audience_of(user, campaign)
     sheet = request.GET.get("sheet", "")
     character = int(sheet) if sheet.isascii() and sheet.isdigit() and len(sheet) < 19 else None
+    drawn_for = request.GET.get("as")  # the role its page was drawn for (static/js/screen.js): "gm" or "player"
+    if drawn_for in ("gm", "player") and (drawn_for == "gm") != audience.is_gm:
+        # Made co-GM, or no longer one, since the page was drawn: a reload draws the screen of the new role.
+        return ended(ROLE if may_watch(campaign, audience, character) else GONE)
     if not may_watch(campaign, audience, character):
         return ended(GONE)  # the same words for a member who plays no character here and a sheet not theirs
     admitted = Admitted(audience, character, request.session.get_expiry_date(), campaign.version)

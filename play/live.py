@@ -29,7 +29,7 @@ from django.db import connections
 from django.utils import timezone
 
 from play import sessions
-from play.live_drawing import Seen, campaign_version, draw_change, draw_state, message, promises, sse
+from play.live_drawing import Ending, Seen, campaign_version, draw_change, draw_state, message, promises, sse
 from play.screens import Screen
 from play.visits import shown, stream_ended
 from rules import notify
@@ -42,8 +42,10 @@ RETRY = b"retry: 2000\n\n"  # a stream's first bytes: how long its browser waits
 # What a queue carries besides changes' messages (bytes, encoded once for all their clients): these words.
 RESYNC = "resync"  # put in queues after the listener reconnects: notifications may have been missed
 BEAT = "beat"  # put in every queue every HEARTBEAT_SECONDS: a heartbeat is sent, or the end if the session expired
-GONE = "gone"  # the campaign is gone, or this audience may no longer watch it: its streams end
-SESSION = "session"  # the session behind the stream ended: its stream ends
+GONE = Ending.GONE  # the campaign is gone, or this audience may no longer watch it: its streams end
+SESSION = Ending.SESSION  # the session behind the stream ended: its stream ends
+ROLE = Ending.ROLE  # its person holds the other role now (a player made co-GM, a co-GM removed): its streams end
+ENDS = frozenset(Ending)  # the words that end a stream
 SESSION_RECHECK_SECONDS = 2.0  # an account changed: a session found invalid is asked again this much later
 SESSION_SWEEP_SECONDS = 10.0  # and every this often, all the sessions of this process's streams are asked
 NEVER_STARTED_SECONDS = 30.0  # a stream registered whose response never began is forgotten after this
@@ -80,7 +82,7 @@ class Watcher:
     last_event: int = 0  # the latest change its screen showed (or had in an answer): its account's mark at the end
     version: int | None = None  # its campaign's version as its connect read it, if no change was heard since (opened)
     comeback: Comeback | None = None  # set when its response began (play.connects): it may be let in again from memory
-    told: bool = False  # told its stream ends (GONE, SESSION): never let in again from memory
+    told: bool = False  # told its stream ends (ENDS): never let in again from memory
 
     @property
     def campaign_id(self) -> int:
@@ -376,12 +378,15 @@ class Hub:
             text, acted = by_view.get(watcher.seen, ""), bool(change.tab and watcher.tab == change.tab)
             if change.event is not None and (text == "" or acted):  # current up to the change: nothing to send, or
                 watcher.last_event = max(watcher.last_event, change.event)  # the tab that acted had it in its answer
-            if text is not None and watcher.started and watcher.seen.view.screen != Screen.SHEET:
+            shows = text is not None and text not in ENDS
+            if shows and watcher.started and watcher.seen.view.screen != Screen.SHEET:
                 pages.add(watcher.user_id)
             if watcher.seen not in by_view or acted:
                 continue  # the tab that acted: it has this change already, in the answer to its request
             if text is None:
                 self.deliver(watcher, GONE)
+            elif text in ENDS:
+                self.deliver(watcher, text)
             elif text:
                 self.deliver(watcher, text, change.event or 0)  # current up to it once sent (stream)
         shown.saw(change.campaign_id, pages, change.event)
@@ -436,7 +441,7 @@ class Hub:
                 self.deliver(watcher, BEAT)
 
     def deliver(self, watcher: Watcher, text: bytes | str, event: int = 0) -> None:
-        watcher.told = watcher.told or text in (GONE, SESSION)
+        watcher.told = watcher.told or text in ENDS
         try:
             watcher.queue.put_nowait((text, event))
         except asyncio.QueueFull:
@@ -455,7 +460,7 @@ hub = Hub()
 
 
 def ending(why: str) -> bytes:
-    """The last message of a stream: why it ends ("gone", "session"); the page says it in words (screen_end.html)
+    """The last message of a stream: why it ends (an Ending); the page says it in words (screen_end.html)
     and its script stops reconnecting (sse-close)."""
     return sse("end", why).encode()
 
@@ -486,8 +491,8 @@ async def stream(watcher: Watcher) -> AsyncGenerator[bytes]:
             if text is None or text == GONE:
                 yield ending(GONE)
                 return
-            if text == SESSION:
-                yield ending(SESSION)
+            if text in (SESSION, ROLE):
+                yield ending(str(text))
                 return
             yield text if isinstance(text, bytes) else text.encode()
             watcher.last_event = max(watcher.last_event, event)  # sent: a tab closed before it never showed it

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future, InvalidStateError
 from contextlib import suppress
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from functools import cached_property
 
 from django.db import connections
@@ -24,6 +25,24 @@ from play.screens import Drawing, Screen, View, changes, whole_drawing
 from play.snapshot import CAMPAIGN, EVENT, VERSION, Snapshot
 from play.touch import EVERYTHING, Touch, state_for, touch_of
 from rules import notify
+
+
+class Ending(StrEnum):
+    """Why a stream ends (its last message, play.live.ending); its page says it in words (screen_end.html)."""
+
+    GONE = "gone"  # the campaign is gone, or this audience may no longer watch it
+    SESSION = "session"  # the session behind the stream ended
+    ROLE = "role"  # its person still sees the campaign, in the other role: a player made co-GM, a co-GM removed
+
+
+def ending_of(roster: access.Roster, audience: access.Audience) -> Ending | None:
+    """Whether an audience's screen ends, and why (None: it goes on). A screen is drawn for one role, the table for a
+    GM, a page or a sheet for a player: once its person holds the other role, a fresh load draws another screen."""
+    runs = roster.campaign.gm_id == audience.user_id or roster.is_co_gm(audience.user_id)
+    if roster.still_sees(audience):
+        return Ending.ROLE if runs and not audience.is_gm else None
+    other = replace(audience, is_gm=not audience.is_gm)
+    return Ending.ROLE if roster.still_sees(other) else Ending.GONE
 
 
 @dataclass(frozen=True)
@@ -104,9 +123,13 @@ def draw(seen: Seen, touch: Touch, state: Snapshot | None) -> str | None:
 
 def drawn_once(seen: Seen, touch: Touch, state: Snapshot | None, drawn: dict[Seen, str | None]) -> str | None:
     """A view's drawing, made once for every GM (the owner and each co-GM see the same table and sheets): each GM's
-    own right to watch is asked first, so a removed co-GM's streams end while the others' go on."""
-    if state is None or not state.roster.still_sees(seen.view.audience):
+    own right to watch is asked first, so a removed co-GM's streams end while the others' go on; and a screen drawn
+    for the role its person no longer holds ends saying so (Ending.ROLE: a player's page once they are co-GM)."""
+    if state is None:
         return None
+    ended = ending_of(state.roster, seen.view.audience)
+    if ended is not None:
+        return None if ended == Ending.GONE else ended
     if seen.view.audience.is_gm:
         seen = replace(seen, view=replace(seen.view, audience=access.table_of(state.campaign)))
     if seen not in drawn:
@@ -115,8 +138,10 @@ def drawn_once(seen: Seen, touch: Touch, state: Snapshot | None, drawn: dict[See
 
 
 def message(html: str | None) -> bytes | str | None:
-    """A change's drawing as its streams send it: an SSE message (encoded once for all of them), "" (nothing to send)
-    or None (the stream ends)."""
+    """A change's drawing as its streams send it: an SSE message (encoded once for all of them), "" (nothing to send),
+    an Ending other than GONE (the stream ends, saying why) or None (the stream ends: GONE)."""
+    if isinstance(html, Ending):
+        return None if html == Ending.GONE else html
     return sse("change", html).encode() if html else html
 
 

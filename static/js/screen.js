@@ -11,9 +11,13 @@
   const bytes = new Uint8Array(12);
   crypto.getRandomValues(bytes);
   const tab = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  // And the role the screen was drawn for (components/screen_end.html): a stream asked for it by someone who holds the
+  // other role now ends at once, saying so (play.connects.admit), instead of sending another screen's regions.
+  const drawnAs = (document.getElementById("screen-gone") || { dataset: {} }).dataset.as;
   document.querySelectorAll("[sse-connect]").forEach((source) => {
     const url = source.getAttribute("sse-connect");
-    source.setAttribute("sse-connect", `${url}${url.includes("?") ? "&" : "?"}tab=${tab}`);
+    const role = drawnAs ? `&as=${drawnAs}` : "";
+    source.setAttribute("sse-connect", `${url}${url.includes("?") ? "&" : "?"}tab=${tab}${role}`);
   });
   document.addEventListener("htmx:configRequest", (event) => {
     event.detail.headers["X-Tab"] = tab;
@@ -248,6 +252,7 @@
       land(there, incoming);
       htmx.process(document.getElementById(incoming.id) || parent);
     });
+    if (endNotice) disableControls(); // an answer that was on its way when the screen ended
     const version = Math.max(0, ...drawn.map((incoming) => +incoming.dataset.v || 0));
     if (version) document.dispatchEvent(new CustomEvent("twelveplus:drawn", { detail: { version } }));
   }
@@ -259,6 +264,9 @@
   document.addEventListener("keydown", () => (keys += 1), true);
   document.addEventListener("htmx:beforeRequest", (event) => {
     event.detail.xhr.keysAtSend = keys;
+    const active = document.activeElement;
+    const from = event.detail.elt;
+    if (active && from && from.contains && from.contains(active)) event.detail.xhr.sentFrom = keyOf(active);
   });
 
   // A form that says so (the quick damage) is emptied the moment it is sent, and what it said is sent exactly: a
@@ -307,32 +315,122 @@
     if (focus && keys === xhr.keysAtSend) focusOn(document.getElementById(focus));
   });
 
-  // A form drawn again after a refusal: the keyboard goes to the first field the refusal is about.
+  // A form drawn again after a refusal: the keyboard goes to the first field the refusal is about. A refusal of the
+  // whole form (the table changed since it was drawn: its new choices are there to read) leaves it where the GM sent
+  // it from, when Enter there sends it again, else on its button: one Enter resends it. Fields of a kind not yet
+  // filled in (the kind changed under them) come first.
+  const RESENDS = "button[type=submit], input:not([type=hidden]):not([type=checkbox]):not([type=radio]), select:not([hx-get])";
+
   document.addEventListener("htmx:afterSettle", (event) => {
     const xhr = event.detail.xhr;
     if (!xhr || xhr.status !== 422 || keys !== xhr.keysAtSend) return;
     const root = event.detail.elt && event.detail.elt.isConnected ? event.detail.elt : event.target;
     if (!root.querySelector) return;
+    const was = xhr.sentFrom ? findByKey(root, xhr.sentFrom) : null;
+    const empty = Array.from(root.querySelectorAll("[data-kind] input:not([type=hidden])")).find((f) => f.value === "");
     const field =
       root.querySelector("[aria-invalid=true], .has-error input:not([type=hidden]), .has-error select") ||
-      root.querySelector("[data-kind] input:not([type=hidden]), input:not([type=hidden]):not([type=checkbox]), select");
+      empty ||
+      (was && was.matches(RESENDS) ? was : null) ||
+      root.querySelector("button[type=submit]") ||
+      root.querySelector("input:not([type=hidden]):not([type=checkbox]), select");
     if (field) field.focus();
   });
 
   // --- the live stream ------------------------------------------------------------------------------------------------
 
+  // --- the end of a screen: it no longer follows its campaign, or its session ended ---------------------------------
+  // Said in a notice fixed to the window (components/screen_end.html, base.html's #session-ended), seen wherever the
+  // person is on the page; every control of the page is disabled, naming it (aria-describedby, title), and whatever
+  // is tried still (a shortcut key, a request on its way) says it again instead of being sent.
+
+  let endNotice = null;
+
   function ended(why) {
     if (why === "session" && window.twelveplus && window.twelveplus.sessionEnded) {
       window.twelveplus.sessionEnded();
-      return;
+      endNotice = document.getElementById("session-ended");
+    } else {
+      const notice = document.getElementById("screen-gone");
+      if (!notice) return;
+      const said = notice.querySelector(`[data-why="${why === "role" ? "role" : "gone"}"]`);
+      notice.querySelectorAll("[data-why]").forEach((line) => (line.hidden = line !== said));
+      const others = document.getElementById("not-found");
+      if (others) others.hidden = true;
+      notice.hidden = false;
+      endNotice = notice;
     }
-    const notice = document.getElementById("screen-gone");
-    if (notice) notice.hidden = false;
+    document.body.dataset.ended = why;
+    disableControls();
   }
+
+  function reasonOf(notice) {
+    const words = Array.from(notice.querySelectorAll("p:not([hidden])")).map((line) => {
+      const copy = line.cloneNode(true);
+      copy.querySelectorAll("a").forEach((link) => link.remove());
+      return copy.textContent.trim();
+    });
+    return words.join(" ") || notice.textContent.trim();
+  }
+
+  function disableControls() {
+    if (!endNotice) return;
+    const reason = reasonOf(endNotice);
+    document.querySelectorAll("main a[href], main button, main input, main select, main textarea").forEach((control) => {
+      if (control.closest("[role=alert]") || control.type === "hidden") return; // the notices' own ways out
+      if (control.matches("a")) {
+        control.setAttribute("aria-disabled", "true");
+        control.tabIndex = -1;
+      } else control.disabled = true;
+      const described = (control.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
+      if (!described.includes(endNotice.id)) control.setAttribute("aria-describedby", [...described, endNotice.id].join(" "));
+      control.title = reason;
+    });
+  }
+
+  function sayEndedAgain() {
+    endNotice.hidden = false;
+    endNotice.tabIndex = -1;
+    endNotice.focus({ preventScroll: true });
+  }
+
+  // Nothing more is sent from an ended screen: the notice says why instead (a shortcut's click, a link).
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    if (!endNotice) return;
+    event.preventDefault();
+    sayEndedAgain();
+  });
+  document.addEventListener(
+    "click",
+    (event) => {
+      const link = endNotice && event.target.closest && event.target.closest("main a[aria-disabled=true]");
+      if (!link) return;
+      event.preventDefault();
+      event.stopPropagation();
+      sayEndedAgain();
+    },
+    true,
+  );
+
+  // An action refused with 404 (static/js/site.js asks here first): the server says what this account is at the
+  // campaign now (play.answers.not_found, X-Standing); a screen drawn for a role it no longer holds ends, saying
+  // why, rather than saying that something was removed in another tab. True when said here.
+  window.twelveplus = window.twelveplus || {};
+  window.twelveplus.refused = (xhr) => {
+    if (endNotice) {
+      sayEndedAgain();
+      return true;
+    }
+    const standing = xhr.getResponseHeader("X-Standing");
+    const notice = document.getElementById("screen-gone");
+    if (!standing || !notice || standing === notice.dataset.as) return false;
+    ended(standing === "none" ? "gone" : "role");
+    return true;
+  };
 
   document.addEventListener("htmx:sseBeforeMessage", (event) => {
     event.preventDefault(); // the extension's own swap is not used: each region lands by its own rule
-    if (event.detail.type === "change") apply(event.detail.data);
+    if (event.detail.type === "change" && !endNotice) apply(event.detail.data);
     else if (event.detail.type === "end") ended(event.detail.data);
     document.body.dataset.live = "yes"; // the screen follows its stream (what tests wait for)
   });

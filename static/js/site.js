@@ -33,9 +33,15 @@
 
   // Each answer is read from the request itself, not from htmx's events on the element that sent it: a live update
   // may redraw that element (a card) while its request is out, and then htmx's events reach no listener up here.
-  function answered(status) {
+  function answered(xhr) {
+    var status = xhr.status;
     var notice = document.getElementById("request-failed");
     if (!notice) return;
+    // A live screen says itself why an action was refused when it is about the screen (static/js/screen.js).
+    if (status === 404 && window.twelveplus.refused) {
+      only(null);
+      if (window.twelveplus.refused(xhr)) return;
+    }
     // 2xx, 3xx and 422 (a form refused, drawn again with its reasons) are answers the page shows itself.
     if (status < 400 || status === 422) only(null);
     // 401: the server's answer to an htmx request without a session (config.login_required).
@@ -51,7 +57,7 @@
     var xhr = event.detail.xhr;
     if (!xhr) return;
     xhr.addEventListener("load", function () {
-      answered(xhr.status);
+      answered(xhr);
     });
     // No answer at all (the network, the server gone); an aborted request (a newer one replaced it) is no failure.
     xhr.addEventListener("error", function () {

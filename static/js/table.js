@@ -25,6 +25,139 @@
     return fields[0] || null;
   }
 
+  // --- keys typed while a form opens --------------------------------------------------------------------------------
+  // A form comes from the server (~60 ms), and the kind's fields after a kind is chosen: a GM who types on meanwhile
+  // ("v", "c", "a", Enter, "3", Enter at 30 ms a key) has every key held, in order, and pressed again where the focus
+  // goes once it is there, as if it had been there all along.
+
+  let held = null; // { keys: [{ key, shiftKey }], since, form: the link whose form it waits for | select: whose fields }
+  let kindFirstNext = false; // the form asked for next opens on its kind (the "d" key)
+  const HOLD_MS = 3000; // a hold that long is lost (an answer that never came): keys go where the focus is again
+
+  function hold(what) {
+    held = { keys: [], since: performance.now(), ...what };
+  }
+
+  function release() {
+    const keys = held ? held.keys : [];
+    held = null;
+    replay(keys);
+  }
+
+  document.addEventListener(
+    "keydown",
+    (event) => {
+      if (!held || !event.isTrusted || event.altKey || event.ctrlKey || event.metaKey) return;
+      if (["Shift", "Control", "Alt", "Meta", "CapsLock", "Dead"].includes(event.key)) return;
+      if (performance.now() - held.since > HOLD_MS) {
+        held = null;
+        return;
+      }
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      held.keys.push({ key: event.key, shiftKey: event.shiftKey });
+    },
+    true, // before any other handler of the page: the key waits, it does nothing now
+  );
+
+  // Keys pressed again, in order, where the focus is; a key that starts a new wait (Enter on a kind whose fields are
+  // on their way) holds the rest.
+  function replay(keys) {
+    const rest = keys.slice();
+    while (rest.length) {
+      if (held) {
+        held.keys.push(...rest);
+        return;
+      }
+      const { key, shiftKey } = rest.shift();
+      const target = document.activeElement || document.body;
+      const down = new KeyboardEvent("keydown", { key, shiftKey: !!shiftKey, bubbles: true, cancelable: true });
+      if (target.dispatchEvent(down)) pressedHere(target, key, !!shiftKey); // no handler of the page took it
+    }
+  }
+
+  // What the browser itself does with a key (a synthetic event does none of it), for the fields of a form.
+  function pressedHere(target, key, shiftKey) {
+    const form = target.form || (target.closest && target.closest("form"));
+    if (key === "Tab") return tabFrom(target, shiftKey);
+    if (target.tagName === "SELECT") {
+      if (key === "ArrowDown" || key === "ArrowUp") choose(target, target.selectedIndex + (key === "ArrowDown" ? 1 : -1));
+      else if (key.length === 1) typeAhead(target, key);
+      return;
+    }
+    if (target.tagName === "BUTTON" || target.tagName === "A") {
+      if (key === "Enter" || (key === " " && target.tagName === "BUTTON")) target.click();
+      return;
+    }
+    if (target.tagName !== "INPUT" && target.tagName !== "TEXTAREA") return;
+    if (target.type === "checkbox" || target.type === "radio") {
+      if (key === " ") target.click();
+      else if (key === "Enter" && form) form.requestSubmit();
+      return;
+    }
+    if (key === "Enter") {
+      if (target.tagName === "INPUT" && form) form.requestSubmit();
+      return;
+    }
+    const start = typeof target.selectionStart === "number" ? target.selectionStart : null;
+    const end = start === null ? null : target.selectionEnd;
+    if (key === "Backspace") {
+      if (start === null) target.value = target.value.slice(0, -1);
+      else target.setRangeText("", start === end ? Math.max(0, start - 1) : start, end, "end");
+    } else if (key.length === 1) {
+      if (start === null) target.value += key; // a number field has no caret to ask: the end
+      else target.setRangeText(key, start, end, "end");
+    } else return;
+    target.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+
+  function tabFrom(target, backwards) {
+    const all = Array.from(
+      document.querySelectorAll("a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), select, textarea"),
+    ).filter((element) => element.tabIndex >= 0 && element.getClientRects().length);
+    const next = all[all.indexOf(target) + (backwards ? -1 : 1)];
+    if (next) next.focus();
+  }
+
+  function choose(select, index) {
+    if (index < 0 || index >= select.options.length || index === select.selectedIndex) return;
+    select.selectedIndex = index;
+    select.dispatchEvent(new Event("input", { bubbles: true }));
+    select.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+
+  // Letters typed on a form's choice pick the first option they begin ("c", "a": Caída), one letter again and again
+  // the next that begins with it — the browser's own way, done here for every letter, so that letters pressed again
+  // after a wait go on from those typed before it (the browser would start again from the last one).
+  const TYPE_AHEAD_MS = 1000;
+
+  function plain(text) {
+    return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().trim();
+  }
+
+  function typeAhead(select, key) {
+    const now = performance.now();
+    const typed = select.typedAt && now - select.typedAt < TYPE_AHEAD_MS ? select.typed + key : key;
+    select.typed = typed;
+    select.typedAt = now;
+    const search = plain(typed);
+    const options = Array.from(select.options);
+    const again = search.length > 1 && search.split("").every((letter) => letter === search[0]);
+    const prefix = again ? search[0] : search;
+    const from = search.length === 1 || again ? select.selectedIndex + 1 : select.selectedIndex;
+    const order = [...options.slice(Math.max(0, from)), ...options.slice(0, Math.max(0, from))];
+    const found = order.find((option) => !option.disabled && plain(option.text).startsWith(prefix));
+    if (found) choose(select, found.index);
+  }
+
+  document.addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.key.length !== 1 || event.key === " ") return;
+    const select = event.target.closest && event.target.closest("form.action-form select");
+    if (!select || /^[0-9]$/.test(event.key)) return; // a digit on the kind starts its number (below)
+    event.preventDefault();
+    typeAhead(select, event.key);
+  });
+
   // --- die fields only for the ticked characters; group selectors ------------------------------------------------
 
   function showDiceOfTicked(form) {
@@ -70,6 +203,16 @@
 
   document.addEventListener("htmx:beforeRequest", (event) => {
     if (event.detail.elt.matches("a[hx-get]")) opener = event.detail.elt;
+    if (event.detail.elt.matches("a[hx-get][hx-target^='#slot-']") && !event.defaultPrevented) {
+      hold({ form: event.detail.elt, kindFirst: kindFirstNext });
+    }
+    kindFirstNext = false;
+  });
+
+  // A form (or a kind's fields) that did not come: refused, the network (site.js says so). The keys held for it are
+  // let go, not pressed elsewhere: an Enter meant for a form must not send another.
+  document.addEventListener("htmx:afterRequest", (event) => {
+    if (held && !event.detail.successful && (held.form || event.detail.elt === held.select)) held = null;
   });
 
   // A form just opened can be closed with Escape at once, before it settles and takes the focus.
@@ -93,10 +236,15 @@
     const form = target.matches("form.action-form") ? target : target.querySelector("form.action-form");
     if (form && event.detail.requestConfig && event.detail.requestConfig.verb === "get") {
       opened = form;
-      const field = firstField(form);
-      if (field) field.focus();
       const kind = form.querySelector("select[data-kind-fields]");
+      const typed = held && held.form ? held : null;
+      if (typed) held = null;
+      const field = typed && typed.kindFirst && kind ? kind : firstField(form);
+      if (field) field.focus();
+      if (typed) replay(typed.keys); // what was typed while it came, in order, as if it had been there
       if (kind) askForKindFields(kind); // a kind chosen while the form was on its way
+    } else if (held && event.detail.requestConfig && held.form === event.detail.requestConfig.elt) {
+      release(); // what came is no form: the keys go where the focus is
     }
   });
 
@@ -106,8 +254,6 @@
   // fields' box names the kind it was drawn for (data-kind, and fields_for for the server, which refuses a
   // mismatch). Enter on the select goes to the kind's first field, once that kind's fields are there.
 
-  let kindAwaited = null; // the kind select whose Enter (or digits) wait for its fields, to go on in them
-  let kindTyped = ""; // the digits typed on it meanwhile: the start of the first field
 
   function kindFieldsOf(select) {
     return document.getElementById(select.dataset.kindFields);
@@ -118,11 +264,11 @@
     return box !== null && box.dataset.kind === select.value;
   }
 
-  function toKindField(select, typed) {
+  function toKindField(select, keys) {
     const field = kindFieldsOf(select).querySelector("input:not([type=hidden]), select, textarea");
     if (!field) return;
     field.focus();
-    if (typed) field.value = typed;
+    replay(keys);
   }
 
   // A kind chosen before htmx listened (or whose answer was lost) has no request on its way: send one.
@@ -132,21 +278,19 @@
     }
   }
 
+  // Every key typed from then on (the rest of the number, Enter to send it) waits with it, and goes to the field.
   function awaitKindFields(select, typed) {
-    if (kindAwaited !== select) kindTyped = ""; // digits left from a form since closed
-    kindAwaited = select;
-    kindTyped += typed;
+    hold({ select, keys: typed ? [{ key: typed }] : [] });
     askForKindFields(select);
   }
 
   function kindFieldsArrived(box) {
     const form = box.closest("form");
     const select = form && form.querySelector("select[data-kind-fields]");
-    if (!select || select !== kindAwaited || !kindIsShown(select)) return;
-    const typed = kindTyped;
-    kindAwaited = null;
-    kindTyped = "";
-    toKindField(select, typed);
+    if (!select || !held || select !== held.select || !kindIsShown(select)) return;
+    const keys = held.keys;
+    held = null;
+    toKindField(select, keys);
   }
 
   // Enter on the kind goes to its first field, not a submit. A digit on it goes there too and starts the number (no
@@ -164,7 +308,7 @@
     if (event.target !== select && kindIsShown(select)) return; // the form goes, as Enter always does
     event.preventDefault();
     const typed = digit ? event.key : "";
-    if (kindIsShown(select)) toKindField(select, typed);
+    if (kindIsShown(select)) toKindField(select, typed ? [{ key: typed }] : []);
     else awaitKindFields(select, typed);
   });
 
@@ -296,7 +440,7 @@
     if (/^[0-9]$/.test(event.key) && card) {
       // Quick damage: a digit typed on a card starts the number in its quick-damage box.
       const box = card.querySelector("[data-quick-damage]");
-      if (box) {
+      if (box && !box.disabled) {
         event.preventDefault();
         box.focus();
         box.value = event.key;
@@ -304,7 +448,10 @@
       return;
     }
     const keys = {
-      d: () => clickIn(card, "[data-shortcut=damage]"),
+      d: () => {
+        kindFirstNext = true; // from the keyboard, the kind first, as "v": "d", "c", "a" is a fall
+        return clickIn(card, "[data-shortcut=damage]");
+      },
       // Not what only the owner may undo, on a co-GM's table (play.screens.undo): the button is hidden there.
       u: () => clickIn(document, "#undo-form button[type=submit]:not([disabled]):not(.co-gm .owner-only)"),
       t: () => {

@@ -260,10 +260,10 @@ def test_shortcut_keys(table: Page):
     expect(table.locator("#shortcuts")).to_be_hidden()
     expect(toggle).to_have_attribute("aria-expanded", "false")
 
-    # d on a focused card opens its "Daño", on the amount.
+    # d on a focused card opens its "Daño", on the kind (as "v" does: "d", "c", "a" is a fall; issue 48).
     heading_link(table, "Borin").focus()
     table.keyboard.press("d")
-    expect(card(table, "Borin").get_by_label("Daño (PG o tirada)")).to_be_focused()
+    expect(card(table, "Borin").get_by_label("Tipo de daño")).to_be_focused()
     table.keyboard.press("Escape")
     expect(card(table, "Borin").locator("form.action-form")).to_have_count(0)
 
