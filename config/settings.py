@@ -33,6 +33,11 @@ DEMO = env_bool("DEMO", DEBUG)
 # What one account may make or hold at once (README "Limits"). Reaching a cap is refused with a message that says so.
 CAMPAIGNS_PER_USER = int(os.environ.get("CAMPAIGNS_PER_USER", "20"))
 CHARACTERS_PER_CAMPAIGN = int(os.environ.get("CHARACTERS_PER_CAMPAIGN", "60"))
+# What one campaign may hold beyond its characters, far past what a real campaign meets: the actions that make them and
+# an import both stop there.
+NPC_TEMPLATES_PER_CAMPAIGN = int(os.environ.get("NPC_TEMPLATES_PER_CAMPAIGN", "200"))
+DISEASES_PER_CAMPAIGN = int(os.environ.get("DISEASES_PER_CAMPAIGN", "200"))  # its own, retired ones too
+SESSIONS_PER_CAMPAIGN = int(os.environ.get("SESSIONS_PER_CAMPAIGN", "10000"))
 # The reverse proxies whose X-Forwarded-For is believed: addresses or networks, comma-separated (config.client_address).
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
 STREAMS_PER_USER = int(os.environ.get("STREAMS_PER_USER", "12"))

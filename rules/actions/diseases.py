@@ -95,6 +95,9 @@ def _own(campaign: Campaign, disease: Disease | int) -> Disease:
 def add_disease(campaign: Campaign | int, sheet: DiseaseSheet, *, by: Actor) -> Outcome:
     campaign = lock_campaign(campaign, by)
     sheet = _checked(campaign, sheet)
+    if campaign.diseases.count() >= settings.DISEASES_PER_CAMPAIGN:
+        message = _("La campaña ya tiene %(count)s enfermedades propias (y retiradas), el máximo de este sitio.")
+        raise ActionError(message % {"count": settings.DISEASES_PER_CAMPAIGN}, "name")
     disease = Disease.objects.create(campaign=campaign, **asdict(sheet))
     return Outcome(log(campaign, by, events.DiseaseAdded(disease=disease.pk, name=disease.name), []), [])
 

@@ -120,6 +120,11 @@ def save_template(campaign: Campaign | int, sheet: Sheet, count: int, *, by: Act
         count=count, **{name: getattr(sheet, name) for name in TEMPLATE_FIELDS if name != "count"}
     )
     found = campaign.npc_templates.select_for_update().filter(name=sheet.name).first()
+    if found is None and campaign.npc_templates.count() >= settings.NPC_TEMPLATES_PER_CAMPAIGN:
+        message = _(
+            "La campaña ya tiene %(count)s plantillas, el máximo de este sitio: borra alguna para guardar otra."
+        )
+        raise ActionError(message % {"count": settings.NPC_TEMPLATES_PER_CAMPAIGN}, "name")
     replaced = None if found is None else values_of(found)
     if replaced == values:
         return Outcome(None, [])

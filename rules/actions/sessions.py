@@ -4,6 +4,7 @@ once start one session, the second told so in words."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 from django.utils.translation import gettext as _
@@ -30,6 +31,9 @@ def start_session(campaign: Campaign | int, *, by: Actor, number: int | None = N
     last = campaign.game_sessions.aggregate(last=Max("number"))["last"] or 0
     if number is not None and number != last + 1:
         raise ActionError(_("Esa sesión ya se empezó: mira el registro."), "session")
+    if last >= settings.SESSIONS_PER_CAMPAIGN:
+        message = _("La campaña ya ha jugado %(count)s sesiones, el máximo de este sitio.")
+        raise ActionError(message % {"count": settings.SESSIONS_PER_CAMPAIGN}, "session")
     event = log(campaign, by, events.SessionStarted(number=last + 1), [])
     GameSession.objects.create(campaign=campaign, number=last + 1, started=event)
     return Outcome(event, [])
