@@ -18,6 +18,7 @@ from play.forms.characters import CharacterForm
 from play.forms.fields import WholeNumberField
 from rules import actions
 from rules.actions import Actor, Sheet
+from rules.actions.core import checked_name
 from rules.actions.npcs import NUMBER_MARK
 
 SHEET = ("constitution", "jump", "heal_wounds", "weight_kg", "party_view", "notes")
@@ -59,6 +60,12 @@ class SeveralCharactersForm(PageForm, ActionForm[Actor, actions.Outcome], forms.
         if self.keeping:
             return actions.save_template(self.campaign, self.sheet(), self.cleaned_data["count"], by=by)
         return actions.add_characters(self.campaign, self.sheet(), self.cleaned_data["count"], by=by)
+
+    @property
+    def kept_name(self) -> str:
+        """The name a template sent with "Guardar como plantilla" is kept under: the one form of every name
+        (rules.actions.core.checked_name), not the keys typed: "Lobo" with a zero-width space inside is "Lobo"."""
+        return checked_name(self.cleaned_data["name"], actions.sheet.NAME_LENGTH)
 
     @property
     def keeping(self) -> bool:

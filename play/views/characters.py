@@ -84,10 +84,11 @@ def characters_add_several(request: HttpRequest, campaign_id: int) -> HttpRespon
     form = SeveralCharactersForm(posted(request), initial=initial, campaign=campaign)
     if request.method == "POST" and form.is_valid() and (outcome := form.apply(request.user)) is not None:
         if form.keeping:
-            name = form.sheet().name.strip()
+            name = form.kept_name
             messages.success(request, _("Plantilla «%(name)s» guardada.") % {"name": name})
             kept = campaign.npc_templates.filter(name=name).values_list("pk", flat=True).first()
-            return redirect(f"{reverse('characters_add_several', args=[campaign.pk])}?template={kept or ''}")
+            page = reverse("characters_add_several", args=[campaign.pk])
+            return redirect(page if kept is None else f"{page}?template={kept}")
         names = [character.name for character in outcome.characters]
         messages.success(request, _("Añadidos: %(names)s.") % {"names": ", ".join(names)})
         return redirect("campaign", campaign.pk)
@@ -97,16 +98,17 @@ def characters_add_several(request: HttpRequest, campaign_id: int) -> HttpRespon
 
 @require_POST
 def template_delete(request: HttpRequest, campaign_id: int, template_id: int) -> HttpResponse:
+    """A template gone meanwhile (a second click, another tab) is said on the page, as any stale second removal is,
+    never a 404 page: the action, under the campaign's lock, is what knows whether it is still there."""
     campaign = campaign_for_gm(request.user, campaign_id)
-    template = get_object_or_404(campaign.npc_templates, pk=template_id)
+    name = campaign.npc_templates.filter(pk=template_id).values_list("name", flat=True).first()
     try:
-        actions.delete_template(campaign, template, by=request.user)
-    except actions.ActionError as error:  # deleted meanwhile (a second tab): said, no 500
+        actions.delete_template(campaign, template_id, by=request.user)
+    except actions.ActionError as error:
         messages.info(request, error.message)
     else:
         messages.success(
-            request,
-            _("Plantilla «%(name)s» borrada. «Deshacer» en el registro la recupera.") % {"name": template.name},
+            request, _("Plantilla «%(name)s» borrada. «Deshacer» en el registro la recupera.") % {"name": name}
         )
     return redirect("characters_add_several", campaign.pk)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -52,8 +53,12 @@ def number(name: str, value: int, label: str) -> int:
 
 
 def checked_name(name: str, longest: int) -> str:
-    """A name as people type it: trimmed, not empty, not too long, no NUL (PostgreSQL refuses it in text)."""
-    name = name.strip()
+    """A name as people type it, in one form, so that two names that read alike are one name: NFKC ("ｆｕｌｌ"
+    is "full"), without the invisible format characters (zero-width spaces and joiners, direction marks, soft
+    hyphens) that would tell apart two names that look the same, every run of spaces one space, trimmed; not empty,
+    not too long, no NUL (PostgreSQL refuses it in text)."""
+    name = unicodedata.normalize("NFKC", name)
+    name = " ".join("".join(char for char in name if unicodedata.category(char) != "Cf").split())
     if not name or len(name) > longest or "\x00" in name:
         raise ActionError(_("El nombre debe tener entre 1 y %(max)s caracteres.") % {"max": longest}, "name")
     return name

@@ -22,13 +22,16 @@ NUMBER_MARK = "#"  # where the number goes in a name pattern ("Lobo # del bosque
 
 def numbered_names(pattern: str, count: int, taken: Iterable[str]) -> list[str]:
     """`count` names from a pattern, numbered on from the highest number already taken: "Guardia" with "Guardia 2"
-    at the table gives "Guardia 3", "Guardia 4"…"""
+    at the table gives "Guardia 3", "Guardia 4"… A number of any length counts ("Alto 1000000000" is taken too), so
+    a name given is never one taken."""
     pattern = pattern.strip()
     if NUMBER_MARK not in pattern:
         pattern = f"{pattern} {NUMBER_MARK}"
     head, _mark, tail = pattern.partition(NUMBER_MARK)
-    shape = re.compile(re.escape(head) + r"([0-9]{1,9})" + re.escape(tail))
-    highest = max((int(m.group(1)) for name in taken if (m := shape.fullmatch(name))), default=0)
+    shape = re.compile(re.escape(head) + r"([0-9]+)" + re.escape(tail))
+    # A stored name is at most NAME_LENGTH long, so its number is short enough for int() (which refuses 4,300 digits).
+    numbers = (int(m.group(1)) for name in taken if len(name) <= NAME_LENGTH and (m := shape.fullmatch(name)))
+    highest = max(numbers, default=0)
     return [f"{head}{number}{tail}" for number in range(highest + 1, highest + 1 + count)]
 
 

@@ -140,9 +140,14 @@ def test_save_as_template_then_fill_the_form_from_it_and_delete_it(world: World)
     response = client.post(delete, follow=True)
     assert "Plantilla «Lobo» borrada." in response.content.decode()
     assert not NpcTemplate.objects.filter(pk=template.pk).exists()
-    assert client.post(delete).status_code == 404  # gone: a second tab's click
+    # Gone: a second click (a second tab's) is told on the page, as any stale second removal is, not a 404 page.
+    again = client.post(delete, follow=True)
+    assert again.status_code == 200 and again.redirect_chain == [(add_url(world), 302)]
+    assert "Esa plantilla ya no existe." in again.content.decode()
+    # Another campaign's template is not this campaign's: the same words as one gone, and it stays.
     other = reverse("template_delete", kwargs={"campaign_id": world.campaign_a.pk, "template_id": theirs.pk})
-    assert client.post(other).status_code == 404 and NpcTemplate.objects.filter(pk=theirs.pk).exists()
+    assert "Esa plantilla ya no existe." in client.post(other, follow=True).content.decode()
+    assert NpcTemplate.objects.filter(pk=theirs.pk).exists()
 
 
 @pytest.mark.parametrize("persona", ["player_a", "player_a2", "gm_b", "outsider"])
@@ -155,3 +160,13 @@ def test_nobody_else_may_touch_templates(world: World, persona: str):
     delete = reverse("template_delete", kwargs={"campaign_id": world.campaign_a.pk, "template_id": template.pk})
     assert client.post(delete).status_code == 404
     assert (unchanged(world), list(NpcTemplate.objects.values())) == before
+
+
+def test_a_template_named_with_an_invisible_character_is_the_template_of_that_name(world: World):
+    """Issue 48: "Lobo" and "Lo<zero-width space>bo" look alike: they are one template, and saving it leads to it."""
+    client = client_for(world.gm_a)
+    client.post(add_url(world), {**SEVERAL, "name": "Lobo", "count": "3", "save_template": "1"})
+    response = client.post(add_url(world), {**SEVERAL, "name": "Lo\u200bbo", "count": "5", "save_template": "1"})
+    template = NpcTemplate.objects.get(campaign=world.campaign_a)
+    assert (template.name, template.count) == ("Lobo", 5)
+    assert response.status_code == 302 and response["Location"] == f"{add_url(world)}?template={template.pk}"
