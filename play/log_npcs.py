@@ -4,6 +4,7 @@ campaign's templates for them. Registered with play.log's `words`, as its own ki
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from play.log import Story, words
 from rules import events
@@ -17,7 +18,15 @@ def characters_added(story: Story, payload: events.CharactersAdded) -> tuple[str
 
 @words(events.CharactersRemoved)
 def characters_removed(story: Story, payload: events.CharactersRemoved) -> tuple[str, list[str]]:
-    return _("Retirados de la campaña: %(names)s") % {"names": ", ".join(story.named(payload.removed))}, []
+    """A few named in the title; more counted there (the title is the undo button's words too), named in a line."""
+    names = story.named(payload.removed)
+    if len(names) <= TITLE_NAMES:
+        return _("Retirados de la campaña: %(names)s") % {"names": ", ".join(names)}, []
+    count = ngettext("%(count)s personaje", "%(count)s personajes", len(names)) % {"count": len(names)}
+    return _("Retirados de la campaña: %(names)s") % {"names": count}, [", ".join(names)]
+
+
+TITLE_NAMES = 4  # the most names a title lists
 
 
 @words(events.TemplateChanged)

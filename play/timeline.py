@@ -3,12 +3,13 @@
 Every event not undone holds the character's state before and after it (rules.mapping). Between an advance's two
 states the engine itself gives the PG at any moment (advancing part of the way is exact, by the composition law), so
 the line follows recoveries and weekly losses inside long advances too. Markers show wounds by kind, falling ill,
-cures, treatment and death; the penalty table's bands are the background stripes.
+cures, treatment and death; the penalty table's bands are the background stripes. Changes at one campaign second
+(blows in one fight) are drawn one after another, in the log's order, each a step of its own (`steps_of`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.utils.translation import gettext as _
 
@@ -33,6 +34,7 @@ class Marker:
     label: str
     x: float = 0
     y: float = 0
+    point: int | None = None  # the index of its event's last point in the chart's points (None: placed by `at` alone)
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ def timeline_for(campaign: Campaign, character: Character) -> Timeline:
         if not points and stretch.start is not None:
             points.append(stretch.start)
         points += stretch.points
-        markers += stretch.markers
+        markers += placed_at(stretch.markers, len(points) - 1)
         top = max(top, stretch.top)
     points.append((campaign.clock, character.pg))
     return drawn(character, points, markers, top)
@@ -110,10 +112,15 @@ def timeline_between(
         if character.pk in event.characters:
             stretch = stretch_of(event, character.pk)
             points += stretch.points
-            markers += stretch.markers
+            markers += placed_at(stretch.markers, len(points) - 1)
             top = max(top, stretch.top)
     points.append(end)
     return drawn(character, points, markers, top)
+
+
+def placed_at(markers: list[Marker], point: int) -> list[Marker]:
+    """An event's markers, tied to its last point: where the chart draws them when several changes share a second."""
+    return [replace(marker, point=point) for marker in markers]
 
 
 def stretch_of(event: Event, pk: int) -> Stretch:
@@ -185,16 +192,26 @@ def treatment_of(payload: events.Payload | None) -> str:
 def drawn(character: Character, points: list[tuple[int, int]], markers: list[Marker], top: int) -> Timeline:
     start, end = points[0][0], points[-1][0]
     right, bottom = WIDTH - RIGHT, HEIGHT - BOTTOM
+    steps = steps_of(points)
+    span, count = end - start, steps[-1]
+    # Changes at one campaign second (the blows of one fight, an evening with no time passed) follow each other in
+    # the log's order: each takes a step of the width of its own, a share of the chart that time does not get.
+    share = 1.0 if span == 0 else min(STEPS_SHARE, STEP_SHARE * count)
 
-    def x(at: int) -> float:
-        return round(LEFT + (at - start) * (right - LEFT) / (end - start), 1) if end > start else float(LEFT)
+    def x(at: int, step: int = 0) -> float:
+        by_time = (1 - share) * (at - start) / span if span else 0.0
+        by_step = share * step / count if count else 0.0
+        return round(LEFT + (by_time + by_step) * (right - LEFT), 1)
+
+    def marker_x(marker: Marker) -> float:
+        return x(marker.at, steps[marker.point] if marker.point is not None else 0)
 
     def y(pg: int) -> float:
         return round(bottom - pg * (bottom - TOP) / top, 1)
 
     # A step line: PG holds until the next point, then changes at once. Points that land on the same spot once
     # scaled are drawn once, so a long history costs no more than the chart's width.
-    placed_points = [(x(at), y(pg)) for at, pg in points]
+    placed_points = [(x(at, step), y(pg)) for (at, pg), step in zip(points, steps, strict=True)]
     kept = [point for i, point in enumerate(placed_points) if i == 0 or point != placed_points[i - 1]]
     path = f"M{kept[0][0]} {kept[0][1]}" + "".join(f" H{px} V{py}" for px, py in kept[1:])
     stripes = [
@@ -207,7 +224,7 @@ def drawn(character: Character, points: list[tuple[int, int]], markers: list[Mar
     # chart's size (sixty blows in one fight are one mark).
     spots: dict[tuple[str, float, float], list[Marker]] = {}
     for marker in markers:
-        spots.setdefault((marker.kind, x(marker.at), y(marker.pg)), []).append(marker)
+        spots.setdefault((marker.kind, marker_x(marker), y(marker.pg)), []).append(marker)
     placed = [Marker(same[0].at, same[0].pg, kind, titled(same), px, py) for (kind, px, py), same in spots.items()]
     kinds = dict(WoundKind.choices)
     words = {**{kind: str(label) for kind, label in kinds.items()}, **marker_words()}
@@ -232,6 +249,21 @@ def drawn(character: Character, points: list[tuple[int, int]], markers: list[Mar
         format_clock(end),
         summary,
     )
+
+
+STEP_SHARE = 0.04  # of the chart's width, for each change at the second of the one before it
+STEPS_SHARE = 0.5  # at most, for all of them: time keeps the rest
+
+
+def steps_of(points: list[tuple[int, int]]) -> list[int]:
+    """For each point, how many changes before it (itself too) came at the very second of the point before them: a
+    point at its predecessor's second with the same PG is no change (an advance's samples of a few seconds)."""
+    steps, count = [], 0
+    for index, (at, pg) in enumerate(points):
+        if index and at == points[index - 1][0] and pg != points[index - 1][1]:
+            count += 1
+        steps.append(count)
+    return steps
 
 
 def titled(same: list[Marker]) -> str:

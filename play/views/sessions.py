@@ -24,11 +24,14 @@ from rules import actions
 def game_session(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     """Start the next session or end the one being played (`do`), as the button named it (`number`)."""
     campaign = access.campaign_for_gm(request.user, campaign_id)
-    number = digits(request.POST.get("number", ""))
+    sent = request.POST.get("number", "")
+    number = digits(sent)
     what = request.POST.get("do", "")
     if what not in ("start", "end"):  # no button of the table sends that: a forged form
         return HttpResponseBadRequest(_("Elige empezar o terminar la sesión."))
     try:
+        if sent and number is None:  # "٣", "-1", 100,000 digits: no session the button named; nothing is done
+            raise actions.ActionError(_("Ese número de sesión no vale: no se ha hecho nada. Recarga la página."))
         if what == "start":
             outcome = actions.start_session(campaign, by=request.user, number=number)
             said = _("Empieza la sesión %(number)s.")

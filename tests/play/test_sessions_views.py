@@ -154,3 +154,16 @@ def test_the_log_read_by_session(world: World):
     assert gm_client.get(reverse("campaign_log", args=[a.pk]) + "?session=9").status_code == 404
     assert gm_client.get(reverse("campaign_log", args=[a.pk]) + "?session=%C2%B2").status_code == 404
     assert Campaign.objects.get(pk=a.pk).game_sessions.count() == 1
+
+
+@pytest.mark.parametrize("number", ["٣", "-1", "1" * 100_000, "1.0", " 1", "x"])
+def test_a_garbage_session_number_is_refused_and_changes_nothing(world: World, number: str):
+    """Issue 48: a number no button sends is no "no number": nothing starts, and the table says why."""
+    client = client_for(world.gm_a)
+    before = unchanged(world), list(GameSession.objects.values_list("number", "ended"))
+    answer = client.post(session_url(world), {"do": "start", "number": number}, **HTMX)
+    assert answer.status_code == 200 and "Ese número de sesión no vale" in answer.content.decode()
+    assert (unchanged(world), list(GameSession.objects.values_list("number", "ended"))) == before
+    response = client.post(session_url(world), {"do": "start", "number": number}, follow=True)  # without htmx
+    assert "Ese número de sesión no vale" in response.content.decode()
+    assert not GameSession.objects.exists()

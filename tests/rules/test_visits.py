@@ -58,15 +58,18 @@ def test_what_was_logged_since_is_told_from_the_old_mark_until_dismissed(world: 
 
 def test_each_account_and_campaign_has_its_own_mark(world: World):
     first = hurt(world)
-    for user in (world.player_a, world.player_a2, world.gm_a):
+    for user in (world.player_a, world.player_a2, world.co_gm):
         visits.opened(world.campaign_a, user)
     hurt(world)
     visits.opened(world.campaign_a, world.player_a)
     visits.dismissed(world.campaign_a, world.player_a)
     assert visits.opened(world.campaign_a, world.player_a2) == first
-    assert visits.opened(world.campaign_a, world.gm_a) == first
+    assert visits.opened(world.campaign_a, world.co_gm) == first
     assert visits.opened(world.campaign_a, world.player_a) is None
     assert not Visit.objects.filter(campaign=world.campaign_b).exists()
+    visits.opened(world.campaign_a, world.gm_a)
+    hurt(world)
+    assert visits.opened(world.campaign_a, world.gm_a) is None  # who hurt them: their own doing is no news
 
 
 def test_a_stream_that_ended_marks_what_it_showed_as_seen_and_keeps_a_waiting_panel(world: World):
