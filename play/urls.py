@@ -43,9 +43,11 @@ urlpatterns = [
     path("accounts/login/", accounts.LoginView.as_view(), name="login"),
     path("accounts/logout/", accounts.LogoutView.as_view(), name="logout"),
     path("accounts/signup/", accounts.signup, name="signup"),
-    # a player's page and a sheet without signal: the service worker (scope: the whole site) and the manifest
+    # a player's page and a sheet without signal: the service worker (scope: the whole site), the manifest, and which
+    # kept pages the account lost
     path("sw.js", offline.service_worker, name="service_worker"),
     path("manifest.webmanifest", offline.manifest, name="manifest"),
+    path("offline/kept/", offline.kept_pages, name="kept_pages"),
     path("campaigns/new/", campaigns.campaign_create, name="campaign_create"),
     path("campaigns/import/", campaigns.campaign_import, name="campaign_import"),
     path(CAMPAIGN + "export/", campaigns.campaign_export, name="campaign_export"),

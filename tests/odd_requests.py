@@ -197,6 +197,12 @@ ROUTES: dict[str, Route] = {
         examples=20,
         personas=VISITORS,
     ),
+    "kept_pages": Route(
+        ("get",),
+        query=lambda t: {"path": f"/campaigns/{t.world.campaign_a.pk}/characters/{t.world.char_a1.pk}/"},
+        examples=20,
+        personas=VISITORS,
+    ),
     "campaign_stream": Route(
         ("get",),
         in_a,

@@ -34,7 +34,8 @@ def forget_kept_pages(request: HttpRequest, response: HttpResponse) -> HttpRespo
     """An answer that changes who is signed in (a logout, a login, a sign-up) tells the browser to drop every page
     kept for offline use (static/js/offline.js), and the service worker with them: another account on the same phone
     never sees them. Browsers take that header only from a secure origin (HTTPS, or this machine itself) and call it
-    an error elsewhere; there, as for a session that ended without a logout, the login page's own script does it."""
+    an error elsewhere; there, as for a session that ended without a logout, the login page's own script does it.
+    While the same account stays signed in, only what it lost goes, page by page (play.views.offline.kept_pages)."""
     if secure_origin(request):
         response["Clear-Site-Data"] = '"cache", "storage"'
     return response

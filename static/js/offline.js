@@ -3,6 +3,8 @@
 // back only when the page cannot be loaded. The copy says it is one ("sin conexión · visto a las 20:14": the last time
 // it was current), takes no action, and gives way to the live page as soon as the server answers again.
 // The login page (and a logout, by the server's Clear-Site-Data) forgets every copy: one account never sees another's.
+// Copies follow rights: each says whose it is and which pages it shows beneath it, and the worker drops those of what
+// the account lost the next time a page loads online (static/js/sw.js, prune; issue 48).
 // Which page is which, and the words, come from the page: <body data-offline="keep|forget" data-user data-worker>.
 (function () {
   "use strict";
@@ -122,6 +124,18 @@
     return "<!DOCTYPE html>\n" + copy.outerHTML;
   }
 
+  // The pages this one shows beneath it (a player's page: its sheets): the copy goes when the account loses any of
+  // them, for it shows them too (static/js/sw.js, prune).
+  function beneath() {
+    const path = location.pathname;
+    const found = new Set();
+    document.querySelectorAll("a[href]").forEach((link) => {
+      const url = new URL(link.href, location.href);
+      if (url.origin === location.origin && url.pathname !== path && url.pathname.startsWith(path)) found.add(url.pathname);
+    });
+    return Array.from(found).sort();
+  }
+
   async function save() {
     if (!current) return;
     seenAt = Date.now();
@@ -137,7 +151,12 @@
       const needs = Array.from(document.querySelectorAll("link[rel=stylesheet], link[rel=icon], script[src]"), (e) => e.href || e.src);
       caches.open(ASSETS).then((assets) => assets.addAll(needs)).catch(() => {});
     }
-    const headers = { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": POLICY, "X-Kept-For": user };
+    const headers = {
+      "Content-Type": "text/html; charset=utf-8",
+      "Content-Security-Policy": POLICY,
+      "X-Kept-For": user,
+      "X-Kept-Shows": beneath().join(" "),
+    };
     await pages.put(here, new Response(snapshot(seenAt), { headers }));
     body.dataset.offlineSaved = String(seenAt); // what tests wait for
   }

@@ -3,7 +3,9 @@ redrew it, opens again with the phone offline, marked "sin conexión · visto a 
 in the phone's time zone and language), and takes no action; back online it shows what the GM did meanwhile. A logout
 — or a session that ended, then the login page — leaves nothing of it on the phone."""
 
+import contextlib
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -13,7 +15,7 @@ from django.utils import translation
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import Error as PlaywrightError
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Invitation
 from characters.models import Character
 from rules import actions
 from rules.damage import Attack
@@ -240,5 +242,96 @@ def test_an_open_sheet_that_loses_its_signal_says_so_and_catches_up_by_its_strea
             assert player.evaluate("window.stillTheSamePage") is True
             assert int(kept(player, changed=True)) > seen  # current again: its copy follows
             no_script_faults(player)
+        finally:
+            context.close()
+
+
+# --- kept copies follow rights (issue 48) -----------------------------------------------------------------------------
+
+
+KEPT_PATHS = "caches.open('twelveplus-pages').then((c) => c.keys()).then((k) => k.map((r) => new URL(r.url).pathname))"
+
+
+def kept_paths(page: Page) -> list[str]:
+    """The pages the phone keeps a copy of (Cache Storage, where static/js/offline.js saves them)."""
+    return sorted(page.evaluate(KEPT_PATHS))
+
+
+def wait_kept(page: Page, paths: list[str]) -> None:
+    """Wait (a few seconds at most) until the phone keeps exactly these pages."""
+    script = f"(want) => {KEPT_PATHS}.then((kept) => JSON.stringify(kept.sort()) === JSON.stringify(want))"
+    with contextlib.suppress(PlaywrightError):
+        page.wait_for_function(script, arg=sorted(paths), timeout=5000)
+    assert kept_paths(page) == sorted(paths)
+
+
+@pytest.mark.parametrize("change", ["removed", "handed", "co-gm-removed"])
+def test_a_phone_loses_the_copies_of_what_the_account_lost_the_next_time_it_is_online(
+    browser: Browser, demo: Campaign, change: str
+):
+    """Issue 48, item 5: a player's page and sheets kept on the phone, then the GM takes the access away — the
+    character out of the campaign, handed to another player, or a co-GM removed — while the phone is without signal.
+    Back online, it opens some other page of the site (not those), and that is enough: without signal again, none of
+    what the account lost opens from a copy. A sheet the account still plays stays, and from it the page that went is
+    "not kept"."""
+    users = get_user_model().objects
+    gm, ana, bruno = users.get(username="narrador"), users.get(username="ana"), users.get(username="bruno")
+    borin, sibila, aldara = (Character.objects.get(name=name) for name in ("Borin", "Sibila", "Aldara"))
+    page_url = f"/campaigns/{demo.pk}/"
+    sheet_of = {c: f"/campaigns/{demo.pk}/characters/{c.pk}/" for c in (borin, sibila, aldara)}
+    account, opened, stays = "bruno", [page_url, sheet_of[borin]], []
+    if change == "handed":  # Bruno plays Sibila too: he keeps her sheet
+        actions.edit_character(demo, sibila, replace(actions.Sheet.of(sibila), player_id=bruno.pk), by=gm)
+        opened, stays = [*opened, sheet_of[sibila]], [sheet_of[sibila]]
+    if change == "co-gm-removed":  # a co-GM keeps the sheets of the table (the table itself is never kept)
+        users.create_user("carla", password="no-se-usa")
+        link = actions.create_co_gm_invitation(demo, by=gm).event
+        assert link is not None
+        actions.claim_invitation(
+            Invitation.objects.get(pk=link.details["invitation"]).token, users.get(username="carla")
+        )
+        account, opened = "carla", [sheet_of[borin], sheet_of[aldara]]
+    with asgi_server() as base:
+        context = phone_for(browser, base, account, "es")
+        try:
+            phone = watch_errors(context.new_page())
+            for url in opened:
+                phone.goto(base + url)
+                kept(phone)
+            phone.goto(base + "/rules/")  # no kept page open when the change comes: no stream to say it
+            assert kept_paths(phone) == sorted(opened)
+
+            context.set_offline(True)
+            if change == "removed":
+                actions.remove_character(demo, borin, by=gm)
+            elif change == "handed":
+                actions.edit_character(demo, borin, replace(actions.Sheet.of(borin), player_id=ana.pk), by=gm)
+            else:
+                actions.remove_co_gm(demo, users.get(username="carla"), by=gm)
+
+            # Online again, another page of the site: the copies of what was lost go. (Bruno's page showed Borin: it
+            # goes with him even when Bruno still plays Sibila there.)
+            context.set_offline(False)
+            phone.goto(base + "/")
+            wait_kept(phone, stays)
+
+            context.set_offline(True)
+            for url in opened:
+                if url in stays:
+                    continue
+                with pytest.raises(PlaywrightError):
+                    phone.goto(base + url)
+            expect(phone.get_by_text("Borin")).to_have_count(0)
+            for url in stays:
+                response = phone.goto(base + url)
+                assert response is not None and response.from_service_worker
+                expect(phone.locator("#offline-note")).to_be_visible()
+                phone.wait_for_load_state()
+                phone.get_by_role("link", name=f"← {demo.name}").click()
+                expect(phone.locator("#offline-note .offline-said")).to_have_text(
+                    words("es", "Sin conexión: esa página no está guardada en este teléfono.")
+                )
+                assert phone.url == base + url
+            no_script_faults(phone)
         finally:
             context.close()

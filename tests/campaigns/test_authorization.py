@@ -58,6 +58,8 @@ MATRIX = {
     # a player's page and a sheet offline: nothing of an account in either, and browsers fetch them without a session
     "service_worker": ("get", lambda w: {}, everyone(200, anonymous=200)),
     "manifest": ("get", lambda w: {}, everyone(200, anonymous=200)),
+    # which kept pages an account lost: answered for anyone, of the paths asked only (tests/play/test_offline.py)
+    "kept_pages": ("get", lambda w: {}, everyone(200, anonymous=200)),
     "login": ("get", lambda w: {}, everyone(302, anonymous=200)),  # signed-in users are sent home
     "logout": ("post", lambda w: {}, everyone(302, anonymous=302)),
     "signup": ("get", lambda w: {}, everyone(200, anonymous=200)),

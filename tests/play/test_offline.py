@@ -4,13 +4,16 @@ make a phone forget what it kept, and a CSP that stays strict. The browser's sid
 
 import json
 import struct
+from dataclasses import replace
 
 import pytest
 from django.contrib.staticfiles import finders
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from tests.helpers import World, client_for
+from characters.models import Character
+from rules import actions
+from tests.helpers import World, client_for, removed_co_gm
 
 STRICT = {
     "default-src 'self'",
@@ -150,3 +153,102 @@ def test_signing_up_clears_what_the_phone_kept(db) -> None:
     )
     assert response.status_code == 302
     assert response["Clear-Site-Data"] == '"cache", "storage"'
+
+
+# --- kept copies follow rights (issue 48): which kept pages an account has lost ---------------------------------------
+
+
+def lost_for(user, *paths: str) -> dict:
+    """What the service worker hears when it asks, for this account, about these paths (static/js/sw.js, prune)."""
+    response = client_for(user).get(reverse("kept_pages"), {"path": list(paths)})
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    assert response["Cache-Control"] == "no-store"
+    return json.loads(response.content)
+
+
+def kept_paths(world: World) -> tuple[str, str, str, str]:
+    a, b = world.campaign_a.pk, world.campaign_b.pk
+    return (
+        reverse("campaign", args=[a]),
+        reverse("character", args=[a, world.char_a1.pk]),
+        reverse("character", args=[a, world.char_a2.pk]),
+        reverse("character", args=[b, world.char_b.pk]),
+    )
+
+
+def test_a_player_loses_nothing_of_their_own_and_everything_of_others(world: World) -> None:
+    page, own, companion, elsewhere = kept_paths(world)
+    answer = lost_for(world.player_a, page, own, companion, elsewhere)
+    assert answer == {"user": world.player_a.pk, "lost": sorted([companion, elsewhere])}
+    # The sheet's own pages beneath it, and any page not kept, are not answered for.
+    assert lost_for(world.player_a, own + "log/", "/rules/", "/", "/nowhere/", "x", "//evil.example/")["lost"] == []
+
+
+def test_the_gm_and_a_co_gm_keep_every_sheet_of_their_table(world: World) -> None:
+    page, own, companion, elsewhere = kept_paths(world)
+    npc = reverse("character", args=[world.campaign_a.pk, world.npc_a.pk])
+    for gm in (world.gm_a, world.co_gm):
+        assert lost_for(gm, page, own, companion, npc, elsewhere)["lost"] == [elsewhere]
+
+
+def test_a_removed_character_is_lost_with_its_players_page(world: World) -> None:
+    page, own, _companion, _elsewhere = kept_paths(world)
+    actions.remove_character(world.campaign_a, world.char_a1, by=world.gm_a)
+    # player_a plays nothing else here: their page goes too (the live stream no longer serves them either).
+    assert lost_for(world.player_a, page, own)["lost"] == sorted([page, own])
+    assert lost_for(world.gm_a, page, own)["lost"] == [own]  # out of play for the GM too: its sheet is not kept
+
+
+def test_a_character_handed_to_another_player_is_lost_to_the_old_one(world: World) -> None:
+    page, own, companion, _elsewhere = kept_paths(world)
+    Character.objects.filter(pk=world.npc_a.pk).update(player=world.player_a)  # player_a plays two characters
+    npc = reverse("character", args=[world.campaign_a.pk, world.npc_a.pk])
+    sheet = actions.Sheet.of(world.char_a1)
+    actions.edit_character(world.campaign_a, world.char_a1, replace(sheet, player_id=world.player_a2.pk), by=world.gm_a)
+    assert lost_for(world.player_a, page, own, npc)["lost"] == [own]  # their page and their other sheet stay
+    assert lost_for(world.player_a2, page, own, companion)["lost"] == []  # the new player's now
+
+
+def test_a_removed_co_gm_loses_the_sheets_of_the_table(world: World) -> None:
+    page, own, companion, _elsewhere = kept_paths(world)
+    removed_co_gm(world)
+    assert lost_for(world.ex_co_gm, page, own, companion)["lost"] == sorted([page, own, companion])
+
+
+def test_nothing_is_said_of_a_campaign_the_account_may_not_see(world: World) -> None:
+    """Another campaign's page and sheets, and ids of nothing at all, are answered alike: lost."""
+    b, char_b = world.campaign_b.pk, world.char_b.pk
+    seen = [reverse("campaign", args=[b]), reverse("character", args=[b, char_b])]
+    nothing = [reverse("campaign", args=[b + 1000]), reverse("character", args=[b + 1000, char_b + 1000])]
+    absurd = [f"/campaigns/{10**30}/", f"/campaigns/{b}/characters/{10**30}/"]
+    for user in (world.outsider, world.player_a, world.gm_a):
+        assert lost_for(user, *seen, *nothing, *absurd)["lost"] == sorted([*seen, *nothing, *absurd])
+    # A character asked under another campaign's path is not its sheet.
+    assert lost_for(world.gm_b, reverse("character", args=[world.campaign_a.pk, char_b]))["lost"] != []
+
+
+def test_signed_out_every_kept_page_is_lost(world: World) -> None:
+    page, own, _companion, _elsewhere = kept_paths(world)
+    response = Client().get(reverse("kept_pages"), {"path": [page, own]})
+    assert response.status_code == 200
+    assert json.loads(response.content) == {"user": None, "lost": sorted([page, own])}
+    assert Client().post(reverse("kept_pages")).status_code == 405
+
+
+def test_a_question_reads_a_bounded_number_of_paths(world: World, django_assert_max_num_queries) -> None:
+    """However many paths a phone asks about, the server reads at most 100 (the worker asks in batches of that many)
+    and one campaign's roster per campaign among them, up to 20."""
+    paths = [reverse("character", args=[10_000 + n, n]) for n in range(1, 1000)]
+    paths[1:1] = [reverse("character", args=[world.campaign_a.pk, world.char_a1.pk])]
+    client = client_for(world.player_a)
+    with django_assert_max_num_queries(8):  # the session and the account (3), the campaigns, one roster (2)
+        answer = json.loads(client.get(reverse("kept_pages"), {"path": paths}).content)
+    assert len(answer["lost"]) == 99 and paths[1] not in answer["lost"]
+
+
+def test_the_service_worker_asks_where_the_server_answers() -> None:
+    with open(str(finders.find("js/sw.js")), encoding="utf-8") as worker:
+        source = worker.read()
+    assert f'const KEPT = "{reverse("kept_pages")}"' in source
+    assert "const ASKED_AT_ONCE = 100;" in source
