@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 
 from rules import events
 from rules.actions.core import ActionError
-from rules.backup.schema import FORMAT, TRIMMED, USERNAME, VERSION, Document, Head
+from rules.backup.schema import FORMAT, PLAYER, TRIMMED, USERNAME, VERSION, Document, Head
 
 DOCUMENT_BYTES = 5 * 1024 * 1024  # the largest file taken: a campaign with years of play is well under 1 MB
 
@@ -162,7 +162,7 @@ def _problem(problem: str, hint: Any, is_key: bool) -> str:
     if bare is str:
         if bound.get("pattern") == TRIMMED:
             return _("debe ser un nombre de 1 a %(max)s caracteres.") % {"max": bound["max_length"]}
-        if bound.get("pattern") == USERNAME:
+        if bound.get("pattern") in (USERNAME, PLAYER):
             return _("debe ser un nombre de usuario de hasta %(max)s caracteres.") % {"max": bound["max_length"]}
         if "pattern" in bound:
             return _("no es una clave de la copia.")

@@ -33,12 +33,14 @@ FORMAT = "12plus-campaign"
 VERSION = 1
 INTEGER = 2**31 - 1  # PostgreSQL's integer: PG amounts and counts
 USERNAME_LENGTH = 150  # Django's username
-TEMPLATE_COUNT_MAX = 32_767  # NpcTemplate.count, a PositiveSmallIntegerField (the site's cap is checked on use)
+TEMPLATE_COUNT_MAX = 32_767  # NpcTemplate.count, a PositiveSmallIntegerField (the site's cap: rules.backup.limits)
 
 # A name as the actions store it (rules.actions.core.checked_name): trimmed, not empty, no NUL.
 TRIMMED = r"^[^\s\x00]([^\x00]*[^\s\x00])?\Z"
 KEY_DIGITS = "[1-9][0-9]{0,8}"
 USERNAME = UnicodeUsernameValidator.regex  # who did an entry, by name: a username of Django's
+# A player as an entry names them (rules.actions.sheet._player_name): a username, "#<id>" for an account gone, or none.
+PLAYER = rf"^({str(USERNAME).removeprefix('^').removesuffix(chr(92) + 'Z')}|#[0-9]+)?\Z"
 
 
 def _range(field: str) -> Meta:
@@ -56,6 +58,8 @@ type Penalty = Annotated[int, Meta(ge=PENALTY_MIN, le=0)]
 type Name = Annotated[str, Meta(min_length=1, max_length=NAME_LENGTH, pattern=TRIMMED)]
 type DiseaseName = Annotated[str, Meta(min_length=1, max_length=DISEASE_NAME_LENGTH, pattern=TRIMMED)]
 type Username = Annotated[str, Meta(min_length=1, max_length=USERNAME_LENGTH, pattern=USERNAME)]
+type PlayerName = Annotated[str, Meta(max_length=USERNAME_LENGTH, pattern=PLAYER)]
+type Notes = Annotated[str, Meta(max_length=NOTES_LENGTH)]
 type CharacterKey = Annotated[str, Meta(pattern=rf"^c{KEY_DIGITS}\Z")]
 type DiseaseKey = Annotated[str, Meta(pattern=rf"^d{KEY_DIGITS}\Z")]
 type EventKey = Annotated[str, Meta(pattern=rf"^e{KEY_DIGITS}\Z")]
@@ -163,7 +167,7 @@ class CharacterEntry(Part, kw_only=True):  # kw_only: a default (party_view) amo
     jump: Skill
     heal_wounds: Skill
     weight_kg: Weight
-    notes: Annotated[str, Meta(max_length=NOTES_LENGTH)]
+    notes: Notes
     party_view: CharacterPartyView = ""  # a document from before party views: the campaign's
     pg: Annotated[int, Meta(ge=0, le=engine.max_pg(engine.CON_MAX))]
     died_at: Whole | None
@@ -213,7 +217,7 @@ class TemplateEntry(Part, kw_only=True):
     heal_wounds: Skill = 0
     weight_kg: Weight = 70
     party_view: CharacterPartyView = ""
-    notes: Annotated[str, Meta(max_length=NOTES_LENGTH)] = ""
+    notes: Notes = ""
 
 
 class SessionEntry(Part, kw_only=True):

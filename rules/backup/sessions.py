@@ -4,9 +4,11 @@ allowed them (one open at a time, numbered in order), and the document's own lis
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.utils.translation import gettext as _
 
 from rules import events
+from rules.backup.limits import at_most
 from rules.backup.read import invalid_copy
 from rules.backup.schema import Document, SessionEntry
 
@@ -25,6 +27,7 @@ def sessions_of(document: Document, payloads: list[events.Payload]) -> list[Sess
         if isinstance(payload, events.SessionStarted):
             if playing or number != len(found) + 1:
                 raise invalid_copy(where, _("empieza una sesión con otra abierta, o fuera de orden."))
+            at_most(where, number, settings.SESSIONS_PER_CAMPAIGN)  # as start_session refuses the next one
             found[number] = SessionEntry(number=number, started=entry.key)
             playing = True
         elif session is None:

@@ -7,9 +7,11 @@ log and one over the list, each a dictionary look-up: linear in the document."""
 from __future__ import annotations
 
 import msgspec
+from django.conf import settings
 from django.utils.translation import gettext as _
 
 from rules import events
+from rules.backup.limits import at_most
 from rules.backup.read import invalid_by_schema, invalid_copy
 from rules.backup.schema import Document, TemplateEntry
 from rules.events import EventKind
@@ -38,6 +40,8 @@ def templates_of(document: Document, payloads: list[events.Payload]) -> dict[str
         if becomes is None:
             del kept[name]
         else:
+            if was is None and len(kept) >= settings.NPC_TEMPLATES_PER_CAMPAIGN:  # as save_template refuses it
+                at_most(at, len(kept) + 1, settings.NPC_TEMPLATES_PER_CAMPAIGN)
             kept[name] = becomes
     listed: set[str] = set()
     for index, template in enumerate(document.templates):

@@ -2,6 +2,8 @@
 itself could have written it. Each refusal says where ("La copia no es válida: $.events[3].before.c1: …").
 
 - Every state, of the rows or of the log, is one the engine leaves (rules.backup.states).
+- Every field of every entry's details holds what the action that writes it could have written (rules.backup.limits),
+  every name is one the actions take, and no collection is larger than the site lets a campaign hold.
 - The log holds together, walked forwards as the actions wrote it (rules.backup.replay) and backwards as undo walks
   it (rules.backup.undos); its sessions and templates are the ones it makes (rules.backup.sessions, .templates).
 
@@ -10,10 +12,13 @@ Every check is linear in the document (or n log n): a file of DOCUMENT_BYTES is 
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.utils.translation import gettext as _
 
 from rules import events
-from rules.backup import references
+from rules.actions.diseases import NAME_LENGTH as DISEASE_NAME_LENGTH
+from rules.actions.sheet import NAME_LENGTH
+from rules.backup import limits, references
 from rules.backup.read import invalid_copy, invalid_payload
 from rules.backup.replay import Replay
 from rules.backup.schema import Document, EventEntry
@@ -43,7 +48,9 @@ NOBODY = {
 
 def validate(document: Document) -> list[events.Payload]:
     """Refuse the document unless the app could have written it; the payload of each entry of its log."""
+    _check_sizes(document)
     _check_keys(document)
+    _check_names(document)
     characters, diseases = {c.key for c in document.characters}, {d.key for d in document.diseases}
     known = {
         "character": characters | set(document.missing.character),
@@ -65,6 +72,27 @@ def validate(document: Document) -> list[events.Payload]:
     sessions_of(document, payloads)
     templates_of(document, payloads)
     return payloads
+
+
+def _check_sizes(document: Document) -> None:
+    """Each collection no larger than the site lets a campaign hold (the actions that make them stop there too),
+    before anything is walked: a file of a huge one is refused at once."""
+    limits.at_most("$.templates", len(document.templates), settings.NPC_TEMPLATES_PER_CAMPAIGN)
+    own = sum(1 for disease in document.diseases if disease.scope == "campaign")
+    limits.at_most("$.diseases", own, settings.DISEASES_PER_CAMPAIGN)
+    if isinstance(document.sessions, list):
+        limits.at_most("$.sessions", len(document.sessions), settings.SESSIONS_PER_CAMPAIGN)
+
+
+def _check_names(document: Document) -> None:
+    """The rows' names as the actions take them (rules.actions.core.checked_name), each with its kind's length."""
+    limits.check_name("$.campaign.name", document.campaign.name, NAME_LENGTH)
+    for index, character in enumerate(document.characters):
+        limits.check_name(f"$.characters[{index}].name", character.name, NAME_LENGTH)
+    for index, disease in enumerate(document.diseases):
+        limits.check_name(f"$.diseases[{index}].name", disease.name, DISEASE_NAME_LENGTH)
+    for index, template in enumerate(document.templates):
+        limits.check_name(f"$.templates[{index}].name", template.name, NAME_LENGTH)
 
 
 def _check_keys(document: Document) -> None:
@@ -105,6 +133,7 @@ def _payload(path: str, entry: EventEntry, known: dict[str, set[str]]) -> events
         payload = events.decode(entry.action, raw)
     except events.DamagedEntry as damaged:
         raise invalid_payload(at, damaged, events.PAYLOADS[entry.action]) from damaged
+    limits.check_payload(at, payload)
     for what, value in references.references(payload):
         if what not in known:  # an account or an invitation link: ids of another site
             raise invalid_copy(at, _("nombra una cuenta o una invitación de otro sitio, que la copia no lleva."))

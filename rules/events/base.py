@@ -86,7 +86,7 @@ class Record(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 class Payload(Record):
     """What one log entry says beyond its kind, clock, characters and states (campaigns.models.Event), and what the
-    kind does, said once here for the screens (play.screens), undo and the backup (rules.backup.checks)."""
+    kind does, said once here for the screens (play.screens), undo and the backup (rules.backup.validate)."""
 
     kind_of_event: ClassVar[EventKind]
     health: ClassVar[bool] = False  # logged by rules.actions.core.finish: each changed character's state before, after

@@ -17,12 +17,15 @@ from hypothesis import strategies as st
 
 from campaigns.models import Campaign, Invitation, Role
 from characters.models import Character
-from rules import actions, backup, engine, queries
+from rules import actions, backup, dice, queries
+from rules.actions.diseases import NAME_LENGTH as DISEASE_NAME_LENGTH
+from rules.actions.sheet import NAME_LENGTH, NOTES_LENGTH
 from rules.backup.read import as_document
+from rules.backup.schema import USERNAME_LENGTH
 from rules.backup.validate import validate
-from rules.damage import Attack, Fall, Gas
-from rules.models import CheckKind, Disease, Illness
-from tests.helpers import World, death_invariant_violations, log_mismatches, make_user, stored_health
+from rules.models import CheckKind, Disease
+from tests.campaigns.documents import assert_within_limits, story
+from tests.helpers import World, death_invariant_violations, log_mismatches, stored_health
 from tests.played import HEALTH, nth, play_health
 
 die12 = st.integers(1, 12)
@@ -226,10 +229,21 @@ json_value = st.recursive(
 )
 
 
+# Values at the edges of what the actions take, by the type of the value they replace: empty, blank, NUL, invisible,
+# untrimmed and one past each length of a name, a username, a dice expression or notes; numbers one past each range
+# of RULES.md 7.11 and of a sheet, huge ones; and the wrong type.
+LENGTHS = (dice.MAX_EXPRESSION_LENGTH, DISEASE_NAME_LENGTH, NAME_LENGTH, USERNAME_LENGTH, NOTES_LENGTH)
+EDGES: dict[type, list[Any]] = {
+    str: ["", " ", "\x00", "\u200b", " a", "a ", "a b", "#", 7, None, *("a" * (n + 1) for n in LENGTHS)],
+    int: [0, -1, 1, 2, 13, 21, 31, 61, 101, 301, 1001, 2001, 10_001, *BIG, "1", None, True, 1.5],
+}
+
+
 @st.composite
-def mutated(draw: st.DrawFn, document: dict[str, Any]) -> tuple[tuple, Any, dict[str, Any]]:
+def mutated(draw: st.DrawFn, document: dict[str, Any], boundary: bool = False) -> tuple[tuple, Any, dict[str, Any]]:
     """The document with the value at one place replaced: by one of its own values (another key, a nearby number, a
-    neighbour's date), a number just out of range, or any JSON value; or that member dropped."""
+    neighbour's date), a number just out of range, or any JSON value; or that member dropped. `boundary`: a text or
+    a number is as likely replaced by a value at the edge of what some field takes (EDGES)."""
     document = copy.deepcopy(document)
     where = draw(st.sampled_from(paths(document)))
     parent = document
@@ -238,7 +252,10 @@ def mutated(draw: st.DrawFn, document: dict[str, Any]) -> tuple[tuple, Any, dict
     old = parent[where[-1]]
     own = sorted(scalars(document))
     nearby = [old + 1, old - 1, old * 2, -old] if type(old) is int else []
-    how = draw(st.sampled_from(["own", "own", "nearby", "any", "drop"] if nearby else ["own", "own", "any", "drop"]))
+    hows = ["own", "own", "nearby", "any", "drop"] if nearby else ["own", "own", "any", "drop"]
+    if boundary and type(old) in (str, int):
+        hows = ["edge", "edge", "edge", *hows]
+    how = draw(st.sampled_from(hows))
     if how == "drop":
         del parent[where[-1]]
         return where, "(dropped)", document
@@ -246,51 +263,10 @@ def mutated(draw: st.DrawFn, document: dict[str, Any]) -> tuple[tuple, Any, dict
         "own": lambda: json.loads(draw(st.sampled_from(own))),
         "nearby": lambda: draw(st.sampled_from(nearby)),
         "any": lambda: draw(json_value),
+        "edge": lambda: draw(st.sampled_from(EDGES[type(old)])),
     }[how]()
     parent[where[-1]] = new
     return where, new, document
-
-
-def story(world: World) -> Campaign:
-    """A campaign with something of everything: diseases of its own and of the rules, weekly losses, care, a death, a
-    claimed link, a removal, edits, undos (one of a disease caught by someone), and a site's disease."""
-    a, gm = world.campaign_a, world.gm_a
-    aldara, borin, tomas = world.char_a1, world.char_a2, world.npc_a
-    Character.objects.filter(pk=tomas.pk).update(heal_wounds=6)
-    Disease.objects.create(name="Viruela del norte", category="common", penalty=-1)  # the site's own
-    actions.add_disease(a, actions.DiseaseSheet("Fiebre del pantano", "serious", -3, 2), by=gm)
-    swamp = Disease.objects.get(campaign=a)
-    actions.apply_damage(a, [aldara, borin], Attack(amount=9), by=gm)
-    actions.apply_damage(a, [aldara], Fall(height_m=3, dice={aldara.pk: 2}), by=gm)
-    actions.expose(a, [aldara], Disease.objects.get(name="Peste"), by=gm, dice_by_character={aldara.pk: 1})
-    actions.expose(a, [borin], swamp, by=gm, dice_by_character={borin.pk: 1})
-    actions.expose(a, [tomas], Disease.objects.get(name="Viruela del norte"), by=gm, dice_by_character={tomas.pk: 1})
-    actions.advance_clock(a, 2 * engine.WEEK + 3 * engine.HOUR, by=gm, not_resting=[borin])
-    actions.treat_wounds(a, aldara, tomas, by=gm)
-    actions.medicate(a, aldara, Illness.objects.filter(character=aldara).first(), by=gm)
-    actions.edit_disease(a, swamp, actions.DiseaseSheet("Fiebre del pantano", "serious", -2, 2), by=gm)
-    actions.claim_invitation(world.invite_a.token, make_user("carla"))
-    actions.advance_clock(a, 5 * engine.HOUR + 17, by=gm)
-    eira = actions.add_character(a, actions.Sheet("Eira", 3), by=gm).characters[0]
-    actions.apply_damage(a, [eira], Attack(amount=40), by=gm)  # dies
-    actions.edit_character(a, eira, replace(actions.Sheet.of(eira), constitution=5), by=gm)
-    actions.apply_damage(a, [borin], Gas(turns=2), by=gm)
-    actions.undo(a, by=gm)
-    actions.remove_character(a, tomas, by=gm)
-    actions.edit_campaign(a, name="La Cripta", party_view="exact", by=gm)
-    actions.start_session(a, by=gm)
-    actions.save_template(a, actions.Sheet("Guardia", 6, jump=2), 4, by=gm)
-    actions.save_template(a, actions.Sheet("Guardia", 7, notes="Lanzas."), 5, by=gm)
-    actions.save_template(a, actions.Sheet("Guardia", 7, notes="Lanzas.", party_view="hidden"), 5, by=gm)
-    actions.save_template(a, actions.Sheet("Bandido", 5), 3, by=gm)
-    actions.delete_template(a, a.npc_templates.get(name="Bandido"), by=gm)
-    actions.save_template(a, actions.Sheet("Lobo", 3, weight_kg=40), 2, by=gm)
-    actions.delete_template(a, a.npc_templates.get(name="Lobo"), by=gm)
-    actions.undo(a, by=gm)
-    actions.end_session(a, by=gm)
-    actions.share_recap(a, 1, by=gm)
-    actions.advance_clock(a, engine.DAY - 1, by=gm)
-    return Campaign.objects.get(pk=a.pk)
 
 
 @pytest.fixture
@@ -323,7 +299,7 @@ def payload_mutated(draw: st.DrawFn, document: dict[str, Any]) -> tuple[tuple, A
     kind = draw(st.sampled_from(sorted({entry["action"] for entry in entries})))
     index = draw(st.sampled_from([n for n, entry in enumerate(entries) if entry["action"] == kind]))
     details = {"details": document["events"][index]["details"]}
-    where, new, details = draw(mutated(details))
+    where, new, details = draw(mutated(details, boundary=True))
     if "details" in details:
         document["events"][index]["details"] = details["details"]
     else:  # the details themselves dropped
@@ -345,6 +321,7 @@ def test_an_entrys_details_changed_are_refused_or_import_and_travel_again(world:
         except actions.ActionError as error:
             assert error.message, where
             return
+        assert_within_limits(restored)
         again = exported(restored)
         assert text(exported(backup.import_campaign(copy.deepcopy(again), world.gm_b))) == text(again), where
         assert_reachable(restored, exportable=True)

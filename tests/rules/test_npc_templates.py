@@ -127,7 +127,7 @@ def test_an_older_document_without_templates_imports(db):
 @pytest.mark.parametrize(
     ("templates", "where"),
     [
-        ([{"name": "Lobo", "count": 2, "constitution": 3}] * 2, "$.templates[1].name"),
+        ([{"name": "Lobo", "count": 2, "constitution": 3}] * 2, "$.templates[0]"),  # not the log's, before it repeats
         ([{"name": "Lobo", "count": 0, "constitution": 3}], "$.templates[0].count"),
         ([{"name": "Lobo", "count": 2, "constitution": 99}], "$.templates[0].constitution"),
         ([{"name": " Lobo", "count": 2, "constitution": 3}], "$.templates[0].name"),
