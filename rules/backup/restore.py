@@ -23,7 +23,7 @@ from characters.models import Character, NpcTemplate
 from rules import engine, events, mapping
 from rules.actions.campaign import room_for_one_more
 from rules.actions.core import ActionError, checked_name
-from rules.actions.diseases import name_clash
+from rules.actions.diseases import folded, names_of
 from rules.actions.sheet import NAME_LENGTH
 from rules.backup import references
 from rules.backup.read import as_document, invalid_copy
@@ -59,7 +59,10 @@ def import_campaign(document: Document | dict[str, Any], gm: User, name: str | N
         "event": _ids(Event, [e.key for e in document.events]),
         "disease": {},
     }
-    diseases = [_disease(campaign, f"$.diseases[{index}]", entry) for index, entry in enumerate(document.diseases)]
+    site = _site_diseases(document.diseases)
+    diseases = [
+        _disease(campaign, f"$.diseases[{index}]", entry, site) for index, entry in enumerate(document.diseases)
+    ]
     new = [row for row in diseases if row.pk is None]
     for row, pk in zip(new, _reserve(Disease, len(new)), strict=True):
         row.pk = pk
@@ -72,10 +75,15 @@ def import_campaign(document: Document | dict[str, Any], gm: User, name: str | N
         gone = getattr(document.missing, what)
         ids[what].update({key: index - len(gone) for index, key in enumerate(gone)})
     Disease.objects.bulk_create(new)
+    # Two active diseases with one name would be ambiguous in the GM's "expose" list, the site's ones included: every
+    # active one's names (rules.actions.diseases.name_clash), read in one query.
+    active: dict[str, set[int]] = {}
+    for disease in Disease.objects.available_in(campaign):
+        for said in names_of(disease.name):
+            active.setdefault(folded(said), set()).add(disease.pk)
     for index, row in enumerate(diseases):
-        # Two active diseases with one name would be ambiguous in the GM's "expose" list, the site's ones included.
         own_active = row.campaign_id == campaign.pk and not row.retired
-        if own_active and name_clash(campaign, row.name, exclude=row.pk) is not None:
+        if own_active and active.get(folded(row.name), set()) - {row.pk}:
             raise invalid_copy(f"$.diseases[{index}].name", _("es el nombre de otra enfermedad activa en la campaña."))
 
     def to_id(what: str, value: Any) -> Any:
@@ -131,7 +139,16 @@ def _with_created(model: type[Character | Event], rows: list[Any]) -> None:
         mapping.update(rows, ["created"])
 
 
-def _disease(campaign: Campaign, path: str, entry: DiseaseEntry) -> Disease:
+def _site_diseases(entries: list[DiseaseEntry]) -> dict[tuple[bool, str], Disease]:
+    """The site's diseases the document names, by (built-in, name), read in one query (the first of each, by id)."""
+    names = {entry.name for entry in entries if entry.scope != "campaign"}
+    found: dict[tuple[bool, str], Disease] = {}
+    for disease in Disease.objects.filter(campaign=None, name__in=names).order_by("id"):
+        found.setdefault((disease.builtin, disease.name), disease)
+    return found
+
+
+def _disease(campaign: Campaign, path: str, entry: DiseaseEntry, site: dict[tuple[bool, str], Disease]) -> Disease:
     """The campaign's own disease, new; or the site's disease it names (one made anew if this site lacks it)."""
     sheet = {
         "name": entry.name,
@@ -141,7 +158,7 @@ def _disease(campaign: Campaign, path: str, entry: DiseaseEntry) -> Disease:
     }
     if entry.scope != "campaign":
         builtin = entry.scope == "builtin"
-        found = Disease.objects.filter(campaign=None, builtin=builtin, name=entry.name).order_by("id").first()
+        found = site.get((builtin, entry.name))
         if found is not None:
             return found
         if builtin:

@@ -9,12 +9,15 @@ import types
 from typing import Annotated, Any, TypeAliasType, Union, get_args, get_origin, get_type_hints
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from rules import actions, backup, events
 from rules.backup import limits
 from rules.damage import Attack
+from rules.models import Disease
 from tests.campaigns.documents import first_event, refusal, story, through_json
-from tests.helpers import World
+from tests.helpers import World, make_user
 
 
 def leaves(hint: Any, refers: bool = False) -> set[tuple[Any, bool]]:
@@ -222,3 +225,23 @@ def test_a_70001_template_copy_is_refused_at_once(document):
         refusal(many) == "La copia no es válida: $.templates: son 70001; este sitio admite como mucho 200 por campaña."
     )
     assert time.process_time() - start < 1.0
+
+
+def imported_queries(world: World, diseases: int) -> int:
+    """The queries an import of campaign A makes, after it has `diseases` diseases of its own and caught as many of
+    the site's."""
+    a, gm, aldara = world.campaign_a, world.gm_a, world.char_a1
+    for n in range(diseases):
+        actions.add_disease(a, actions.DiseaseSheet(f"Fiebre {diseases}.{n}", "common", -1), by=gm)
+        site = Disease.objects.create(name=f"Viruela {diseases}.{n}", category="common", penalty=-1)
+        actions.expose(a, [aldara], site, by=gm, dice_by_character={aldara.pk: 1})
+    document = through_json(backup.export_campaign(a))
+    with CaptureQueriesContext(connection) as queries:
+        backup.import_campaign(document, make_user(f"importa{diseases}"))
+    return len(queries)
+
+
+def test_an_import_reads_the_sites_diseases_in_a_constant_number_of_queries(world: World):
+    """Each site disease was looked for, and each own one's name compared with the others', in a query of its own."""
+    one = imported_queries(world, 1)
+    assert imported_queries(world, 4) == one
