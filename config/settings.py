@@ -57,7 +57,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "django_htmx",
-    "axes",
+    "config.axes_app.Axes",  # django-axes (its admin section named in our words)
     "campaigns",
     "characters",
     "rules",

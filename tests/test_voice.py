@@ -161,12 +161,13 @@ def test_every_form_speaks_in_our_voice(world: World, language):
 def test_every_django_word_we_list_reads_in_our_voice(language):
     """Each of Django's messages that config/django_words.py lists has our wording in Spanish (not Django's)."""
     with translation.override(language):
-        texts = [gettext(msgid) for msgid in django_words.WORDS]
+        listed = django_words.WORDS + django_words.AXES_WORDS
+        texts = [gettext(msgid) for msgid in listed]
         # A lazy plural keeps what it was made from (its two forms) in _kw.
         plurals = [(p._kw["singular"], p._kw["plural"]) for p in django_words.PLURAL_WORDS]
         texts += [ngettext(singular, plural, n) for singular, plural in plurals for n in (1, 2)]
         if language == "es":
-            untranslated = [msgid for msgid, text in zip(django_words.WORDS, texts, strict=False) if text == msgid]
+            untranslated = [msgid for msgid, text in zip(listed, texts, strict=False) if text == msgid]
             assert untranslated == []
     assert faults(language, texts) == []
 
@@ -243,3 +244,17 @@ def test_the_admin_says_what_it_did_in_our_voice(admin_user, language):
         assert "Se ha borrado «Lepra» (enfermedad)." in joined
     else:
         assert "The illness “Viruela” was added successfully." in joined
+
+
+def test_the_admins_access_attempts_read_in_spanish(admin_user):
+    """django-axes ships no Spanish: its section, its list and its columns are ours (config/django_words.AXES_WORDS)."""
+    client = client_in("es")
+    client.force_login(admin_user)
+    index = page_text(client.get("/admin/"))
+    assert "Accesos al sitio" in index and "Intentos de acceso" in index
+    assert "Access attempts" not in index and "Axes" not in index
+    attempts = page_text(client.get("/admin/axes/accessattempt/"))
+    assert "Nombre de usuario" in attempts and "Dirección IP" in attempts and "Username" not in attempts
+    in_english = client_in("en")
+    in_english.force_login(admin_user)
+    assert "Access attempts" in page_text(in_english.get("/admin/"))
