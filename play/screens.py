@@ -225,7 +225,7 @@ def party_view(drawing: Drawing) -> dict[str, Any]:
 
 def undo(drawing: Drawing) -> dict[str, Any]:
     """The undo button: what it would undo, in the log's words (kept with the log's entries), and whether only the
-    owner may undo it (drawn once for every GM: a co-GM's table shows why instead of the button, templates/campaign.html)."""
+    owner may undo it (drawn once for every GM: a co-GM's table says why instead, templates/campaign.html)."""
     pk = drawing.state.undoable
     if pk is None:
         return {"undo": None}
