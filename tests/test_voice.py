@@ -254,7 +254,7 @@ def test_the_admins_access_attempts_read_in_spanish(admin_user):
     assert "Accesos al sitio" in index and "Intentos de acceso" in index
     assert "Access attempts" not in index and "Axes" not in index
     attempts = page_text(client.get("/admin/axes/accessattempt/"))
-    assert "Nombre de usuario" in attempts and "Dirección IP" in attempts and "Username" not in attempts
+    assert "Hora del intento" in attempts and "Attempt Time" not in attempts
     in_english = client_in("en")
     in_english.force_login(admin_user)
     assert "Access attempts" in page_text(in_english.get("/admin/"))
