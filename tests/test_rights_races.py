@@ -65,6 +65,7 @@ def links(world: World) -> list[tuple]:
     return list(rows.values_list("pk", "revoked_at", "claimed_by"))
 
 
+@pytest.mark.django_db  # one request after another: no thread of its own needed (a browser test's loop is on this one)
 @pytest.mark.parametrize("kind", OWNER_ONLY)
 def test_a_co_gm_cannot_undo_what_only_the_owner_may_do_and_is_told_why(world: World, kind: str):
     undoer = world.co_gm
@@ -98,6 +99,7 @@ def test_a_co_gm_cannot_undo_what_only_the_owner_may_do_and_is_told_why(world: W
     assert Event.objects.get(pk=event.pk).undone
 
 
+@pytest.mark.django_db
 def test_a_co_gm_still_undoes_what_the_table_may_do(world: World):
     event = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=5), by=world.gm_a).event
     page = client_for(world.co_gm).get(reverse("campaign", args=[world.campaign_a.pk])).content.decode()

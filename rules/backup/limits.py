@@ -264,24 +264,26 @@ def _roll(at: str, roll: events.Roll) -> None:
     of its parts, a success the total reaching the difficulty."""
     if roll.protected:
         return
-    assert roll.die is not None and roll.sides is not None and roll.modifier is not None  # events.Roll: all its parts
-    assert roll.total is not None and roll.difficulty is not None
+    refused = invalid_copy(at, _("no es una tirada que hagan las reglas: su dado, sus sumandos o su total no cuadran."))
+    die, modifier, difficulty = roll.die, roll.modifier, roll.difficulty
+    if die is None or modifier is None or difficulty is None or None in (roll.sides, roll.total, roll.success):
+        raise refused  # a roll that was made has every part (events.Roll), whatever a file says
     low, high = MODIFIERS[roll.check]
     difficulties = {
         CheckKind.FALL: range(engine.LIMITS["difficulty"][0], engine.LIMITS["difficulty"][1] + 1),
         CheckKind.RESISTANCE: engine.RESISTANCE_DIFFICULTY.values(),
         CheckKind.EXERTION: [engine.EXERTION_DIFFICULTY],
     }[roll.check]
-    total = roll.die + roll.modifier + sum(value for _label, value in roll.penalties)
+    total = die + modifier + sum(value for _label, value in roll.penalties)
     if not (
         roll.sides == DICE[roll.check]
-        and roll.die <= roll.sides
-        and low <= roll.modifier <= high
-        and roll.difficulty in difficulties
+        and die <= roll.sides
+        and low <= modifier <= high
+        and difficulty in difficulties
         and roll.total == total
-        and roll.success == engine.check(total, 0, roll.difficulty)
+        and roll.success == engine.check(total, 0, difficulty)
     ):
-        raise invalid_copy(at, _("no es una tirada que hagan las reglas: su dado, sus sumandos o su total no cuadran."))
+        raise refused
 
 
 def _damage(at: str, payload: events.Damage) -> None:

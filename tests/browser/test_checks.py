@@ -111,10 +111,10 @@ def test_an_exertion_check_on_the_players_page_in_english(browser: Browser, demo
             card(gm, "Borin").get_by_role("link", name="Exertion").click()
             settled(gm)
             card(gm, "Borin").get_by_role("button", name="Ask the players to roll").click()
-            expect(gm.locator("#calls")).to_contain_text("Borin: 1d12 + CON 12 − 4 (low PG) against 12")
+            expect(gm.locator("#calls")).to_contain_text("Borin: 1d12 + CON 12 − 4 (low HP) against 12")
             checks = phone.locator("#my-checks")
             expect(checks.get_by_role("heading", name="Exertion check")).to_be_visible()
-            expect(checks).to_contain_text("Borin: 1d12 + CON 12 − 4 (low PG) against 12")
+            expect(checks).to_contain_text("Borin: 1d12 + CON 12 − 4 (low HP) against 12")
             assert phone.evaluate("document.documentElement.scrollWidth") <= 375
             screenshot(phone, "check-phone-en")
             checks.get_by_role("button", name="Let the server roll for me").click()

@@ -299,12 +299,12 @@ def test_live_equals_reload_in_english(browser: Browser, server: str, demo: Camp
             open_page(bruno, table)
             acting.bring_to_front()
             form = open_card_form(acting, "Aldara", "Damage")
-            form.get_by_label("Damage (PG or roll)").fill("3")
+            form.get_by_label("Damage (HP or roll)").fill("3")
             submit(acting, form, "Apply damage")
-            expect(acting.locator("aside.log")).to_contain_text("Aldara loses 3 PG")
+            expect(acting.locator("aside.log")).to_contain_text("Aldara loses 3 HP")
             expect_live_equals_reload(tab_b, fresh_gm, GM_TABLE)
             expect_live_equals_reload(player_sheet, fresh_player, SHEET)
-            expect(tab_b.locator("aside.log")).to_contain_text("Aldara loses 3 PG")
+            expect(tab_b.locator("aside.log")).to_contain_text("Aldara loses 3 HP")
         finally:
             bruno.close()
         for page in (tab_b, player_sheet, acting, fresh_gm, fresh_player):

@@ -133,7 +133,7 @@ def test_the_recap_in_english(browser: Browser, server: str, demo: Campaign, use
             page.get_by_role("link", name="Recap of session 1").click()
         expect(page.get_by_role("heading", name="Recap of session 1")).to_be_visible()
         expect(page.locator("body")).to_contain_text("Campaign time passed: 1 day.")
-        expect(page.locator("body")).to_contain_text("1 wound of Direct physical attack: 5 PG")
+        expect(page.locator("body")).to_contain_text("1 wound of Direct physical attack: 5 HP")
         if phone:
             fits_a_phone(page)
             expect(page.locator("body")).not_to_contain_text("Tomás")

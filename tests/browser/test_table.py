@@ -116,9 +116,9 @@ def test_table_in_english(page: Page, live_server, demo):
     expect(page.locator(".clock")).to_contain_text("Day 1")
     card(page, "Borin").get_by_role("link", name="Damage", exact=True).click()
     settled(page)
-    card(page, "Borin").get_by_label("Damage (PG or roll)").fill("3")
+    card(page, "Borin").get_by_label("Damage (HP or roll)").fill("3")
     card(page, "Borin").get_by_role("button", name="Apply damage").click()
-    expect(page.locator(".log")).to_contain_text("Borin loses 3 PG")
+    expect(page.locator(".log")).to_contain_text("Borin loses 3 HP")
     screenshot(page, "table-gm-english")
     assert page.errors == []
 

@@ -170,7 +170,7 @@ def test_in_english_on_a_phone_and_at_the_table(browser: Browser, server: str, d
         panel = ana.locator("#since-visit")
         expect(panel).to_contain_text("Since your last visit")
         expect(panel).to_contain_text("Campaign time passed: 3 h.")
-        expect(panel).to_contain_text("1 wound of Direct physical attack: 3 PG")
+        expect(panel).to_contain_text("1 wound of Direct physical attack: 3 HP")
         expect(ana.get_by_role("button", name="Got it")).to_be_visible()
         fits(ana)
         screenshot(ana, "visits-player-375-en")

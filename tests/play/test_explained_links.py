@@ -51,7 +51,7 @@ def test_the_links_speak_english_too(world, client):
     client.force_login(world.gm_a)
     client.post(reverse("set_language"), {"language": "en", "next": "/"})
     table = client.get(reverse("campaign", args=[world.campaign_a.pk])).content.decode()
-    assert ">Why −4?</a>" in table and ">PG over time</a>" in table
+    assert ">Why −4?</a>" in table and ">HP over time</a>" in table
 
 
 @pytest.mark.django_db(transaction=True)  # the stream's drawing gives its connection back, as on a worker thread

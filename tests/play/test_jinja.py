@@ -68,6 +68,6 @@ def test_the_card_and_the_sheet_read_in_english(world: World):
     table = client_for(world.gm_a).get(reverse("campaign", args=[world.campaign_a.pk]), **english).content.decode()
     sheet_url = reverse("character", args=[world.campaign_a.pk, character.pk])
     sheet = client_for(world.gm_a).get(sheet_url, **english).content.decode()
-    assert "PG over time" in table and "Why −" in table and "to every roll" in table
+    assert "HP over time" in table and "Why −" in table and "to every roll" in table
     assert "PG en el tiempo" not in table and "a todas las tiradas" not in table + sheet
     assert "Why −" in sheet and "every week" in sheet

@@ -49,6 +49,7 @@ def test_a_removed_co_gms_table_asked_again_is_told_why(world: World, server):
     assert ended_at_once(server, stream_path(world) + "?as=gm", world.co_gm) == "gone"
 
 
+@pytest.mark.django_db  # requests one after another on this thread: a browser test's event loop is not on it then
 def test_a_refused_action_says_what_the_account_is_at_the_campaign_now(world: World):
     url = reverse("damage", args=[world.campaign_a.pk])
     blow = {"kind": "attack", "fields_for": "attack", "amount": "3", "characters": [world.char_a1.pk]}

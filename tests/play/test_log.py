@@ -231,7 +231,7 @@ def test_the_rules_refusals_reach_the_gm_in_english_too(world: World):
         reverse("exertion", args=[world.campaign_a.pk]), {"character": world.char_a2.pk, "die": "3"}, **english
     )
     assert response.status_code == 422
-    assert "Borin needs no exertion check: it is only made at 4 PG or less." in response.content.decode()
+    assert "Borin needs no exertion check: it is only made at 4 HP or less." in response.content.decode()
     first = actions.advance_clock(world.campaign_a, 60, by=world.gm_a).event
     actions.advance_clock(world.campaign_a, 60, by=world.gm_a)
     response = client.post(reverse("undo", args=[world.campaign_a.pk]), {"event": first.pk}, **english)
