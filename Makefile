@@ -1,5 +1,5 @@
 # The README's two commands: `make run` and `make test`.
-.PHONY: run test venv lint messages bench bench-live
+.PHONY: run test test-fast test-reach venv lint messages bench bench-live
 
 venv:
 	@bash scripts/bootstrap.sh
@@ -14,9 +14,24 @@ lint: venv
 	.venv/bin/mypy
 	.venv/bin/lint-imports --no-cache
 
+# The whole suite: in parallel on every core, then the outage and cluster tests alone (scripts/dev.py suite).
 test: lint
 	@bash scripts/ensure_test_tools.sh
-	@.venv/bin/python scripts/dev.py test --durations=25 -rs $(PYTEST_ARGS)
+	@.venv/bin/python scripts/dev.py suite --durations=25 -rs $(PYTEST_ARGS)
+
+# The tests that depend on how the database is reached (connections, the pool, prepared statements, LISTEN, an
+# outage, two hosts): CI runs them a second time, on this machine's PostgreSQL (DATABASE_URL).
+REACH = tests/test_outage.py tests/cluster tests/test_compiled.py tests/test_removal_races.py \
+	tests/test_rights_races.py tests/rules/test_notify.py tests/rules/test_concurrency.py tests/play/test_live.py \
+	tests/play/test_live_access.py tests/play/test_live_sessions.py tests/play/test_reconnects.py \
+	tests/play/test_stream_cap.py tests/play/test_stream_connect.py tests/play/test_stream_way.py
+test-reach: venv
+	@bash scripts/ensure_test_tools.sh
+	@.venv/bin/python scripts/dev.py suite -rs $(REACH)
+
+# The quick loop while changing code: no browser, outage or cluster tests; Hypothesis's "dev" profile.
+test-fast: venv
+	@.venv/bin/python scripts/dev.py suite --fast -q $(PYTEST_ARGS)
 
 # Rebuild the translation catalogues after changing user-facing strings (needs gettext).
 messages: venv

@@ -2,6 +2,7 @@
 
 python scripts/dev.py run    # .data/ keeps the embedded database between runs
 python scripts/dev.py test   # a throw-away embedded database; extra arguments go to pytest
+python scripts/dev.py suite [--fast] [args]   # the whole suite in parallel, then the tests that run alone (make test)
 python scripts/dev.py bench bench/advance.py [args]   # a benchmark script, database as for test
 """
 
@@ -14,6 +15,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 from pathlib import Path
 from urllib.parse import quote
@@ -110,8 +112,44 @@ def throw_away_database() -> None:
 
 
 def test(pytest_args: list[str]) -> int:
+    """One pytest run, as given (a file, a test: whoever is changing code)."""
     throw_away_database()
     return subprocess.run([PYTHON, "-m", "pytest", *pytest_args], cwd=ROOT).returncode
+
+
+# The tests that cannot share the machine: they stop a database under a running app, or build two hosts in network
+# namespaces behind one load balancer. They run after the rest, one at a time.
+ALONE = "outage or cluster"
+SLOW = "browser or outage or cluster"  # what the fast loop leaves out
+
+
+def suite(args: list[str]) -> int:
+    """The whole suite on one throw-away database: first every test that can share the machine, on two pytest workers
+    per core (TEST_WORKERS; a browser test waits on its browser and server as much as it computes) with pytest-xdist,
+    each worker on its own test database, each file's tests on one worker (its live server and campaign set up
+    once); then those that cannot share it, alone. `--fast` leaves out the browser, outage and cluster tests and runs
+    Hypothesis's "dev" profile: the quick loop. A part that finds no test (pytest's exit 5, when `args` names only
+    tests of the other part) is no failure, unless neither found any."""
+    throw_away_database()
+    fast = "--fast" in args
+    args = [arg for arg in args if arg != "--fast"]
+    workers = ["-n", os.environ.get("TEST_WORKERS", str(2 * (os.cpu_count() or 1))), "--dist", "loadfile"]
+    if fast:
+        parts = [("the fast loop", [*workers, "-m", f"not ({SLOW})", "--hypothesis-profile=dev"])]
+    else:
+        ci = "--hypothesis-profile=ci"
+        parts = [("in parallel", [*workers, "-m", f"not ({ALONE})", ci]), ("alone", ["-m", ALONE, ci])]
+    codes = []
+    for name, options in parts:
+        started = time.monotonic()
+        codes.append(subprocess.run([PYTHON, "-m", "pytest", *options, *args], cwd=ROOT).returncode)
+        print(f"== tests {name}: {time.monotonic() - started:.0f} s (exit {codes[-1]})", flush=True)
+    if all(code == NO_TESTS for code in codes):
+        return NO_TESTS
+    return next((code for code in codes if code not in (0, NO_TESTS)), 0)
+
+
+NO_TESTS = 5  # pytest's exit code when it collected no test
 
 
 def bench(args: list[str]) -> int:
@@ -123,7 +161,7 @@ def main() -> int:
     # SIGTERM should stop the embedded server too, which happens at exit (atexit), not on a bare kill.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-    commands = {"run": lambda args: run(), "test": test, "bench": bench}
+    commands = {"run": lambda args: run(), "test": test, "suite": suite, "bench": bench}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__)
         return 2

@@ -1,15 +1,24 @@
 import os
 import time
+from importlib import import_module
 
 import pytest
 from django.db.backends.postgresql.operations import DatabaseOperations
 from django.db.utils import OperationalError
 from django.utils import translation
+from hypothesis import settings as hypothesis_settings
 from playwright.sync_api import Browser, sync_playwright
 
 from campaigns.models import Campaign, Invitation, Membership, Role
 from characters.models import Character
+from rules.models import Disease
+from tests.examples import CI_EXAMPLES
 from tests.helpers import CHROMIUM_ARGS, World, chromium_path, make_user, reload
+
+# Hypothesis's profiles (tests/examples.py): "ci" runs each test's own number of examples (make test, CI); "dev"
+# a tenth of them (make test-fast). `--hypothesis-profile` chooses (scripts/dev.py suite names one).
+hypothesis_settings.register_profile("ci", max_examples=CI_EXAMPLES)
+hypothesis_settings.register_profile("dev", max_examples=CI_EXAMPLES // 10)
 
 flush = DatabaseOperations.execute_sql_flush
 
@@ -21,11 +30,27 @@ def flush_in_turn(self: DatabaseOperations, sql_list: list[str]) -> None:
     for attempt in range(3):
         try:
             flush(self, sql_list)
-            return
+            break
         except OperationalError as error:
             if "deadlock" not in str(error) or attempt == 2:
                 raise
             time.sleep(0.2)
+    with_builtin_diseases()
+
+
+# The site's built-in diseases (the rules' own, written by a data migration), which a flush takes away with the rest.
+BUILTIN = import_module("rules.migrations.0002_builtin_diseases").BUILTIN
+
+
+def with_builtin_diseases() -> None:
+    """Put back the built-in diseases a test's flush took away: every test finds the site as migrated, whichever
+    tests a worker ran before it (pytest-xdist hands a worker files in any order, transactional or not)."""
+    if Disease.objects.filter(builtin=True).exists():
+        return
+    Disease.objects.bulk_create(
+        Disease(name=name, campaign=None, builtin=True, category=category, penalty=penalty, pg_per_week=per_week)
+        for name, category, penalty, per_week in BUILTIN
+    )
 
 
 DatabaseOperations.execute_sql_flush = flush_in_turn  # type: ignore[method-assign]
@@ -86,10 +111,12 @@ def spanish():
     translation.deactivate()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Browser:
-    # Playwright's sync API keeps an event loop running in this thread for the whole session; the ORM calls that the
-    # tests and pytest-django's teardown make are still plain sync code.
+    # Playwright's sync API keeps an event loop running in this thread while it is open; the ORM calls that the tests
+    # and pytest-django's teardown make are still plain sync code. One browser per test file: a pytest-xdist worker
+    # runs files in any order, and a test client on this thread refuses to run while that loop does, so the loop ends
+    # with the file that needed it (a launch costs about a second).
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from campaigns.models import Event
 from rules import backup
+from tests.examples import examples
 from tests.helpers import HTMX, World
 from tests.odd_requests import (
     LONG_ID,
@@ -152,7 +153,7 @@ def test_no_500(table: Table, name: str) -> None:
     export = backup.export_campaign(table.world.campaign_a) if route.upload else {}
 
     @settings(
-        max_examples=route.examples,
+        max_examples=examples(route.examples),
         deadline=None,
         derandomize=True,
         database=None,
@@ -185,7 +186,7 @@ def test_an_imported_log_plays_on(table: Table) -> None:
     url = reverse("campaign_import")
 
     @settings(
-        max_examples=100,
+        max_examples=examples(100),
         deadline=None,
         derandomize=True,
         database=None,

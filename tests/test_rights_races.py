@@ -112,10 +112,13 @@ def test_a_co_gm_still_undoes_what_the_table_may_do(world: World):
 
 
 def lock_waiters() -> int:
-    """How many connections wait for a row lock now (a fresh read of the statistics each time)."""
+    """How many connections to this test database wait for a row lock now (a fresh read of the statistics each
+    time; another pytest worker's database is not this one)."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_stat_clear_snapshot()")
-        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        )
         return cursor.fetchone()[0]
 
 

@@ -25,6 +25,7 @@ from rules.backup.schema import USERNAME_LENGTH
 from rules.backup.validate import validate
 from rules.models import CheckKind, Disease
 from tests.campaigns.documents import assert_within_limits, story
+from tests.examples import examples
 from tests.helpers import World, death_invariant_violations, log_mismatches, stored_health
 from tests.played import HEALTH, nth, play_health
 
@@ -171,7 +172,7 @@ def assert_reachable(campaign: Campaign, exportable: bool = False) -> None:
             validate(as_document(backup.export_campaign(campaign)))  # an ActionError here: the app made a refusal
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(step, min_size=3, max_size=24))
 def test_whatever_the_app_writes_imports_and_exports_again_byte_for_byte(world: World, steps: list[tuple]):
     savepoint = transaction.savepoint_create()
@@ -274,7 +275,7 @@ def base(world: World) -> dict[str, Any]:
     return exported(story(world))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_document_changed_anywhere_is_refused_or_imports_to_a_reachable_state(world: World, base, data):
     where, new, document = data.draw(mutated(base), label="change")
@@ -307,7 +308,7 @@ def payload_mutated(draw: st.DrawFn, document: dict[str, Any]) -> tuple[tuple, A
     return (index, *where), new, document
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_an_entrys_details_changed_are_refused_or_import_and_travel_again(world: World, base, data):
     """Issue 48: every payload of every kind is checked on import as its action would write it: a change to any one

@@ -22,6 +22,7 @@ from campaigns.clock import (
     spoken_duration,
 )
 from rules import engine
+from tests.examples import examples
 
 
 def test_units():
@@ -95,7 +96,7 @@ def test_spoken_duration_says_the_two_largest_units(seconds, spoken):
     assert spoken_duration(seconds) == spoken
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(0, MAX_DURATION))
 def test_spoken_duration_is_the_start_of_the_exact_one_and_never_more(seconds):
     spoken = spoken_duration(seconds)
@@ -160,7 +161,7 @@ def test_parse_duration(text, seconds):
     assert parse_duration(text) == seconds
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(1, MAX_DURATION))
 def test_parse_reads_back_format_and_plain_seconds(seconds):
     assert parse_duration(format_duration(seconds)) == seconds

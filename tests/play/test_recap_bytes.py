@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from campaigns.models import Campaign
 from characters.models import Character
 from rules import actions
+from tests.examples import examples
 from tests.helpers import World, client_for
 from tests.played import play_health
 
@@ -25,7 +26,7 @@ step = st.one_of(
 )
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(step, min_size=1, max_size=8), healer_hidden=st.booleans())
 def test_a_players_recap_holds_nothing_of_a_hidden_companion(world: World, steps, healer_hidden: bool):
     a, gm = world.campaign_a, world.gm_a

@@ -14,6 +14,7 @@ from characters.models import Character
 from rules import actions, queries
 from rules.damage import Attack, Fall, Gas
 from rules.models import Disease, Illness
+from tests.examples import examples
 from tests.helpers import (
     World,
     death_invariant_violations,
@@ -88,7 +89,7 @@ def game_state(world: World):
     return characters, *strip
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(step, min_size=1, max_size=10))
 # Aldara's two attacks of 5 become one run when treated; undone, the second is a row again, written after Borin's.
 @example(
@@ -245,7 +246,7 @@ def assert_back_at_the_start(world: World, start: dict) -> None:
         assert now[part] == start[part], part
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(any_step, min_size=1, max_size=16))
 def test_sheet_edits_removals_invitations_and_diseases_keep_the_state_and_undo_to_the_start(world: World, steps):
     Character.objects.filter(pk=world.npc_a.pk).update(heal_wounds=6)

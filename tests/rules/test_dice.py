@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 
 from rules import dice
 from rules.dice import MAX_DICE, MAX_SIDES, DamageRoll, DiceError, die_or_roll, roll, roll_damage
+from tests.examples import examples
 
-quick = settings(max_examples=200, deadline=None)
+quick = settings(max_examples=examples(200), deadline=None)
 
 
 # --- roll / die_or_roll -------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from rules.engine import (
     treat_illness,
     treat_wounds,
 )
+from tests.examples import examples
 
 DISEASES = (
     Illness("common", -1, name="Resfrío común", key="cold"),
@@ -127,7 +128,7 @@ def healths(draw) -> Health:
     return health
 
 
-common = settings(max_examples=150, deadline=None)
+common = settings(max_examples=examples(150), deadline=None)
 
 
 @common
@@ -136,7 +137,7 @@ def test_advancing_in_two_steps_equals_one_step(health, a, b, resting):
     assert advance(advance(health, a, resting), b, resting) == advance(health, a + b, resting)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(healths(), st.lists(seconds, min_size=2, max_size=6), st.booleans())
 def test_advancing_in_many_steps_equals_one_step(health, pieces, resting):
     stepwise = health

@@ -13,6 +13,7 @@ from characters.models import Character
 from rules import actions, notify
 from rules.damage import Gas
 from rules.notify import Change
+from tests.examples import examples
 from tests.helpers import make_user, notify_listener
 
 ids = st.integers(1, 2**63 - 1)
@@ -91,7 +92,7 @@ def test_the_longest_list_that_fits_is_kept_and_one_more_falls_back():
 tabs = st.one_of(st.just(""), st.from_regex(notify.TAB, fullmatch=True))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(ids, st.one_of(st.none(), st.lists(ids, max_size=1500).map(tuple)), st.one_of(st.none(), ids), tabs)
 def test_every_payload_fits_and_reads_back_as_the_change_or_the_whole_campaign(campaign_id, characters, event, tab):
     change = Change(campaign_id, characters, event, tab)

@@ -13,6 +13,7 @@ from characters.models import Character
 from rules import actions, engine, queries
 from rules.damage import Attack
 from rules.engine import DAY, HOUR, KINDS, MINUTE, WEEK, YEAR, Health, Illness, Wound, advance, preview
+from tests.examples import examples
 from tests.helpers import snapshot, stored_health
 from tests.rules.test_actions_properties import perform, refusal_expected, step
 from tests.rules.test_engine_properties import DISEASES, healths, seconds
@@ -70,7 +71,7 @@ def wounded(draw) -> Health:
     return health
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(healths(), seconds, st.booleans())
 def test_foresight_is_the_advance_and_says_when_each_wound_heals(health, duration, resting):
     seen = preview(health, duration, resting)
@@ -97,7 +98,7 @@ def test_foresight_in_numbers():
     assert preview(dying, 3 * WEEK, resting=False).died_at == 2 * WEEK
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.one_of(healths(), wounded()), durations, st.booleans())
 def test_the_heal_moments_are_the_ones_bisection_finds(health, duration, resting):
     seen = preview(health, duration, resting)
@@ -157,7 +158,7 @@ def test_a_preview_does_the_work_of_one_advance(monkeypatch):
             calls.clear()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     steps=st.lists(step, max_size=8),
     duration=st.integers(1, 6 * WEEK),

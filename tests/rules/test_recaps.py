@@ -14,6 +14,7 @@ from rules import actions, queries
 from rules.damage import Attack, Fall
 from rules.models import CheckKind, Disease, Illness, Wound
 from rules.recaps import stretch
+from tests.examples import examples
 from tests.helpers import World, fall_ill, plague, reload
 from tests.played import nth, play_health
 
@@ -188,7 +189,7 @@ def play(world: World, step: tuple, rolls: dict[int, list[tuple[int, int]]], flo
         rolls[new] = [(nth(characters, args[1]).pk, args[0])]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(before=st.lists(health_step, max_size=5), during=st.lists(health_step, min_size=1, max_size=12))
 def test_the_stretch_equals_what_the_rows_say_changed(world: World, before, during):
     Character.objects.filter(pk=world.npc_a.pk).update(heal_wounds=6)

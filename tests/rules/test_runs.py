@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from characters.models import Character
 from rules import actions, engine, mapping
 from rules.models import Disease, Illness, Wound
+from tests.examples import examples
 from tests.helpers import engine_health, log_mismatches, stored_health
 
 WEEK = engine.WEEK
@@ -60,7 +61,7 @@ def test_a_run_from_elsewhere_must_be_sane(times, every):
         mapping.from_json(state)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     first=wound_lists,
     changes=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3), st.booleans())),
