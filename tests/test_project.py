@@ -107,11 +107,13 @@ def empty_database(db, django_db_blocker):
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def test_make_run_in_production_serves_pages_and_creates_no_demo_accounts(empty_database):
+def test_make_run_in_production_serves_pages_and_creates_no_demo_accounts(empty_database, tmp_path):
     port = free_port()
     env = {
         **os.environ,
         **PRODUCTION_ENV,
+        # its own static folder: another pytest worker's test client scans the project's while this one collects
+        "STATIC_ROOT": str(tmp_path / "static"),
         "ALLOWED_HOSTS": "127.0.0.1",
         "DATABASE_URL": empty_database,
         "PORT": str(port),
