@@ -59,11 +59,11 @@ def phone_for(browser: Browser, base: str, username: str, language: str):
     return context
 
 
-def kept(page: Page, changed: bool = False) -> str:
-    """Wait until the page has saved a copy of what it shows (`changed`: what it shows now, after a live change) and
-    the service worker runs; the copy's time."""
-    now = page.evaluate("Date.now()") if changed else 0
-    page.wait_for_function("([now]) => +document.body.dataset.offlineSaved >= now", arg=[now])
+def kept(page: Page, since: int = 0) -> str:
+    """Wait until the page has saved a copy of what it shows, at or after the page's moment `since` (taken before a
+    change is made: the save that change's drawing starts may be over by the time the test sees the change), and the
+    service worker runs; the copy's time."""
+    page.wait_for_function("([since]) => +document.body.dataset.offlineSaved >= since", arg=[since])
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     return page.evaluate("document.body.dataset.offlineSaved")
 
@@ -89,12 +89,13 @@ def test_the_sheet_opens_offline_as_last_seen_and_catches_up_online(browser: Bro
             pg = player.locator(".pg-value")
 
             # A change arrives live: the copy kept is the screen as redrawn, with a check the player could answer.
+            before_the_change = int(player.evaluate("Date.now()"))
             actions.apply_damage(demo, [borin], Attack(amount=borin.pg - 4), by=gm)
             actions.call_check(demo, [borin], actions.Call(CheckKind.EXERTION), by=gm)
             expect(pg).to_have_text("4")
             die = player.locator(".my-checks input[name=die]")
             expect(player.get_by_role("button", name=words(language, "Anotar mi dado"))).to_be_visible()
-            saved = kept(player, changed=True)
+            saved = kept(player, since=before_the_change)
 
             # No signal: the sheet reloads as it was last seen, says so with the time, and takes no action.
             context.set_offline(True)
@@ -240,7 +241,7 @@ def test_an_open_sheet_that_loses_its_signal_says_so_and_catches_up_by_its_strea
             expect(player.locator(".pg-value")).to_have_text(str(borin.pg - 2), timeout=20000)
             expect(note).to_be_hidden()
             assert player.evaluate("window.stillTheSamePage") is True
-            assert int(kept(player, changed=True)) > seen  # current again: its copy follows
+            assert int(kept(player, since=seen + 1)) > seen  # current again: its copy follows
             no_script_faults(player)
         finally:
             context.close()
