@@ -133,7 +133,11 @@ def suite(args: list[str]) -> int:
     throw_away_database()
     fast = "--fast" in args
     args = [arg for arg in args if arg != "--fast"]
-    workers = ["-n", os.environ.get("TEST_WORKERS", str(2 * (os.cpu_count() or 1))), "--dist", "loadfile"]
+    # The whole suite runs on one worker for now (TEST_WORKERS=0): on 2 cores, 4 workers were green in 3 runs of 5, a
+    # browser test's live change missing its 5 s under the load (tests/browser/test_offline.py); the fast loop, which
+    # has no browser test, runs in parallel. TEST_WORKERS=4 make test runs the whole suite in parallel.
+    parallel = str(2 * (os.cpu_count() or 1))
+    workers = ["-n", os.environ.get("TEST_WORKERS", parallel if fast else "0"), "--dist", "loadfile"]
     if fast:
         parts = [("the fast loop", [*workers, "-m", f"not ({SLOW})", "--hypothesis-profile=dev"])]
     else:
