@@ -1,5 +1,6 @@
 import os
 import time
+from collections.abc import Iterator
 from importlib import import_module
 
 import pytest
@@ -14,6 +15,7 @@ from characters.models import Character
 from rules.models import Disease
 from tests.examples import CI_EXAMPLES
 from tests.helpers import CHROMIUM_ARGS, World, chromium_path, make_user, reload
+from tests.servers import asgi_server
 
 # Hypothesis's profiles (tests/examples.py): "ci" runs each test's own number of examples (make test, CI); "dev"
 # a tenth of them (make test-fast). `--hypothesis-profile` chooses (scripts/dev.py suite names one).
@@ -109,6 +111,17 @@ def spanish():
     translation.activate("es")
     yield
     translation.deactivate()
+
+
+@pytest.fixture(scope="session")
+def server(django_db_setup) -> Iterator[str]:
+    """The live server of this pytest worker: one uvicorn serving config.asgi (the only server that streams) on the
+    worker's test database, started once and shared by every test that asks for it. Each test's own rows are flushed
+    after it, and new rows take new ids, so nothing a test drew or kept in that process names another test's data. A
+    test that needs a server of its own (other settings, two processes, a database it stops) starts one with
+    `tests.servers.asgi_server` and says why."""
+    with asgi_server() as base:
+        yield base
 
 
 @pytest.fixture(scope="module")

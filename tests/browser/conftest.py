@@ -2,10 +2,15 @@ import io
 
 import pytest
 from django.core.management import call_command
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from campaigns.models import Campaign
 from tests.helpers import routable, watch_errors
+
+# How long an `expect` waits for a page to come to show something: make test runs two workers per core, and a live
+# change can take longer than Playwright's default 5 s to reach a page while other workers' browsers draw. The tests
+# say what a page comes to show, not how soon (bench/ measures that, against its floors).
+expect.set_options(timeout=10_000)
 
 
 @pytest.fixture

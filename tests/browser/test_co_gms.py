@@ -5,8 +5,6 @@ owner removes them and their screen stops following the campaign; an undo brings
 made co-GM on their phone, and once removed finds their own player's page again. axe finds nothing serious on the
 co-GMs' page and the invitation."""
 
-from collections.abc import Iterator
-
 import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, expect
@@ -15,15 +13,8 @@ from campaigns.models import Campaign
 from tests.browser.test_accessibility import serious_violations
 from tests.browser.test_party import open_page
 from tests.helpers import ARTIFACTS, card, context_for, screenshot, settled, sign_in
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup) -> Iterator[str]:
-    with asgi_server() as base:
-        yield base
 
 
 def invite_link(owner: Page, table: str, invite: str = "Invitar a un co-narrador") -> str:

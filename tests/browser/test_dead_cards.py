@@ -2,8 +2,6 @@
 shows no illness penalty or weekly loss as if it still ran — not on the GM's table, not on its player's phone, not on
 its sheet — only which illness it had when it died. Screenshots in test-artifacts/."""
 
-from collections.abc import Iterator
-
 import pytest
 from playwright.sync_api import Browser, expect
 
@@ -13,15 +11,8 @@ from rules import actions
 from rules.damage import Attack
 from tests.browser.test_party import open_page
 from tests.helpers import card, context_for, plague, screenshot
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup) -> Iterator[str]:
-    with asgi_server() as base:
-        yield base
 
 
 def test_a_dead_characters_illness_is_no_ongoing_penalty(browser: Browser, server: str, demo: Campaign):

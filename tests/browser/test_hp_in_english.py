@@ -2,8 +2,6 @@
 illness's weekly loss, a companion's line), in a real browser on a real ASGI server. The words come from the
 catalogue (msgid "PG" → "HP" in locale/en). Screenshot in test-artifacts/."""
 
-from collections.abc import Iterator
-
 import pytest
 from playwright.sync_api import Browser, expect
 
@@ -12,15 +10,8 @@ from characters.models import Character
 from rules import actions
 from tests.browser.test_party import open_page
 from tests.helpers import card, context_for, plague, screenshot
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup) -> Iterator[str]:
-    with asgi_server() as base:
-        yield base
 
 
 def test_the_cards_say_hp_in_english(browser: Browser, server: str, demo: Campaign):

@@ -13,12 +13,11 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack
 from tests.helpers import card, log_in, routable, screenshot, settled, sign_in, watch_errors
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_the_player_sees_damage_exertion_and_undo_live(browser: Browser, demo: Campaign):
+def test_the_player_sees_damage_exertion_and_undo_live(browser: Browser, demo: Campaign, server: str):
     # The server process uses the real password hasher, not the tests' fast one.
     for username, password in (("narrador", "cripta-narrador"), ("bruno", "cripta-bruno")):
         get_user_model().objects.filter(username=username).update(
@@ -29,8 +28,7 @@ def test_the_player_sees_damage_exertion_and_undo_live(browser: Browser, demo: C
     try:
         # Every page opened records console errors, CSP violations and uncaught exceptions (pageerror).
         gm, player = watch_errors(gm_context.new_page()), watch_errors(player_context.new_page())
-        with asgi_server() as base:
-            play_the_scene(gm, player, base, demo)
+        play_the_scene(gm, player, server, demo)
         assert gm.errors == []
         assert player.errors == []
     finally:
@@ -75,7 +73,7 @@ def play_the_scene(gm: Page, player: Page, base: str, campaign: Campaign) -> Non
 
 
 @contextmanager
-def open_table(browser: Browser, campaign: Campaign) -> Iterator[Page]:
+def open_table(browser: Browser, campaign: Campaign, server: str) -> Iterator[Page]:
     """The GM's table of the demo open in a browser on a real ASGI server, for changes made elsewhere to reach."""
     get_user_model().objects.filter(username="narrador").update(
         password=PBKDF2PasswordHasher().encode("cripta-narrador", PBKDF2PasswordHasher().salt())
@@ -83,23 +81,22 @@ def open_table(browser: Browser, campaign: Campaign) -> Iterator[Page]:
     context = browser.new_context(locale="es-ES", viewport={"width": 1280, "height": 900})
     try:
         gm = watch_errors(context.new_page())
-        with asgi_server() as base:
-            log_in(gm, base, "narrador", "cripta-narrador")
-            gm.goto(f"{base}/campaigns/{campaign.pk}/")
-            gm.evaluate("window.stillTheSamePage = true")
-            yield gm
-            assert gm.evaluate("window.stillTheSamePage") is True
+        log_in(gm, server, "narrador", "cripta-narrador")
+        gm.goto(f"{server}/campaigns/{campaign.pk}/")
+        gm.evaluate("window.stillTheSamePage = true")
+        yield gm
+        assert gm.evaluate("window.stillTheSamePage") is True
         assert gm.errors == []
     finally:
         context.close()
 
 
-def test_an_open_table_offers_the_actions_a_fresh_load_would(browser: Browser, demo: Campaign):
+def test_an_open_table_offers_the_actions_a_fresh_load_would(browser: Browser, demo: Campaign, server: str):
     """Live equals reload (DESIGN.md principle 3): after a change made in another tab or by a script, each card on an
     open table offers the action links a fresh load would (RULES.md section 4: exertion only at 1–4 PG)."""
     narrador = get_user_model().objects.get(username="narrador")
     borin = Character.objects.get(name="Borin")
-    with open_table(browser, demo) as gm:
+    with open_table(browser, demo, server) as gm:
         expect(card(gm, "Borin").get_by_role("link", name="Esfuerzo")).to_have_count(0)
         actions.apply_damage(demo, [borin], Attack(amount=borin.pg - 4), by=narrador)
         expect(card(gm, "Borin").locator(".pg-value")).to_have_text("4")
@@ -110,9 +107,9 @@ def test_an_open_table_offers_the_actions_a_fresh_load_would(browser: Browser, d
         expect(card(gm, "Borin").get_by_role("link", name="Esfuerzo")).to_have_count(0)
 
 
-def test_an_open_table_shows_characters_added_and_removed_elsewhere(browser: Browser, demo: Campaign):
+def test_an_open_table_shows_characters_added_and_removed_elsewhere(browser: Browser, demo: Campaign, server: str):
     narrador = get_user_model().objects.get(username="narrador")
-    with open_table(browser, demo) as gm:
+    with open_table(browser, demo, server) as gm:
         expect(card(gm, "Sibila")).to_have_count(1)
         actions.add_character(demo, actions.Sheet("Eira", 9), by=narrador)
         expect(card(gm, "Eira")).to_have_count(1)
@@ -120,7 +117,7 @@ def test_an_open_table_shows_characters_added_and_removed_elsewhere(browser: Bro
         expect(card(gm, "Sibila")).to_have_count(0)
 
 
-def test_a_late_answer_never_covers_a_newer_change_and_still_lands(browser: Browser, demo: Campaign):
+def test_a_late_answer_never_covers_a_newer_change_and_still_lands(browser: Browser, demo: Campaign, server: str):
     # A busy server: the answer to the GM's quick damage is held while another tab wounds Borin again, which the GM's
     # stream draws at once. The held answer then lands: its older drawing of the card never covers the newer one
     # (the campaign version decides), its log entry still takes its place, the box was emptied as it was sent, and the
@@ -135,26 +132,25 @@ def test_a_late_answer_never_covers_a_newer_change_and_still_lands(browser: Brow
 
     try:
         gm = watch_errors(routable(context.new_page()))
-        with asgi_server() as base:
-            sign_in(context, base, "narrador")
-            gm.goto(f"{base}/campaigns/{demo.pk}/")
-            expect(gm.locator("body[data-live]")).to_have_count(1)
-            gm.route("**/act/damage/", hold)
-            box = card(gm, "Borin").locator("[data-quick-damage]")
-            box.fill("3")
-            box.press("Enter")
-            expect(box).to_have_value("")  # emptied as it was sent: the next number is the next blow
-            gm.wait_for_timeout(500)
-            expect(card(gm, "Borin").locator(".pg-value")).to_have_text(str(borin.pg))  # not by its own stream
-            actions.apply_damage(demo, [borin], Attack(amount=2), by=demo.gm)  # another tab
-            expect(card(gm, "Borin").locator(".pg-value")).to_have_text(str(borin.pg - 5))
-            route, response = held[0]
-            route.fulfill(response=response)
-            expect(gm.locator("#announce")).to_have_text(f"Borin: {borin.pg - 3}/{borin.max_pg} PG")
-            expect(card(gm, "Borin")).to_be_focused()
-            expect(card(gm, "Borin").locator(".pg-value")).to_have_text(str(borin.pg - 5))  # the newer state stays
-            expect(gm.locator("#log-entries li.entry").nth(0)).to_contain_text("Borin pierde 2 PG")
-            expect(gm.locator("#log-entries li.entry").nth(1)).to_contain_text("Borin pierde 3 PG")
+        sign_in(context, server, "narrador")
+        gm.goto(f"{server}/campaigns/{demo.pk}/")
+        expect(gm.locator("body[data-live]")).to_have_count(1)
+        gm.route("**/act/damage/", hold)
+        box = card(gm, "Borin").locator("[data-quick-damage]")
+        box.fill("3")
+        box.press("Enter")
+        expect(box).to_have_value("")  # emptied as it was sent: the next number is the next blow
+        gm.wait_for_timeout(500)
+        expect(card(gm, "Borin").locator(".pg-value")).to_have_text(str(borin.pg))  # not by its own stream
+        actions.apply_damage(demo, [borin], Attack(amount=2), by=demo.gm)  # another tab
+        expect(card(gm, "Borin").locator(".pg-value")).to_have_text(str(borin.pg - 5))
+        route, response = held[0]
+        route.fulfill(response=response)
+        expect(gm.locator("#announce")).to_have_text(f"Borin: {borin.pg - 3}/{borin.max_pg} PG")
+        expect(card(gm, "Borin")).to_be_focused()
+        expect(card(gm, "Borin").locator(".pg-value")).to_have_text(str(borin.pg - 5))  # the newer state stays
+        expect(gm.locator("#log-entries li.entry").nth(0)).to_contain_text("Borin pierde 2 PG")
+        expect(gm.locator("#log-entries li.entry").nth(1)).to_contain_text("Borin pierde 3 PG")
         assert gm.errors == []
     finally:
         context.close()

@@ -22,7 +22,6 @@ from tests.helpers import (
     watch_errors,
     without_live_updates,
 )
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -30,13 +29,6 @@ GM_TABLE = ["#cards", ".clock", "#resting", "#party-view", "#undo-button", "asid
 PLAYER_PAGE = ["#cards", ".clock", "#my-checks", "#party"]
 SHEET = [".sheet-state", ".clock", "#sheet-log"]
 STALE = "La mesa ha cambiado desde que abriste este formulario: revisa las opciones y vuelve a enviarlo."
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup) -> Iterator[str]:
-    """One real ASGI server (the only kind that streams live updates) for the whole module."""
-    with asgi_server() as base:
-        yield base
 
 
 def gm_context(browser: Browser, base: str) -> BrowserContext:

@@ -25,7 +25,6 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack
 from tests.helpers import card, plague, settled, sign_in, watch_errors
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -268,19 +267,18 @@ def test_working_the_gms_table_is_clean(browser: Browser, live_server, demo: Cam
         work_the_table(page, demo, language)
 
 
-def test_live_updates_on_the_table_and_a_players_page_are_clean(browser: Browser, demo: Campaign):
+def test_live_updates_on_the_table_and_a_players_page_are_clean(browser: Browser, demo: Campaign, server: str):
     """The only server that streams: the GM's table (desktop, Spanish) and Ana's page (phone, English) open at once,
     while changes are made through rules.actions; both show them and neither logs an error."""
     narrador = get_user_model().objects.get(username="narrador")
     demo = worn(demo)
     aldara = Character.objects.get(name="Aldara")
     with (
-        asgi_server() as base,
-        browsing(browser, base, "narrador", "desktop", "es") as gm,
-        browsing(browser, base, "ana", "phone", "en") as player,
+        browsing(browser, server, "narrador", "desktop", "es") as gm,
+        browsing(browser, server, "ana", "phone", "en") as player,
     ):
-        gm.goto(f"{base}/campaigns/{demo.pk}/")
-        player.goto(f"{base}/campaigns/{demo.pk}/")
+        gm.goto(f"{server}/campaigns/{demo.pk}/")
+        player.goto(f"{server}/campaigns/{demo.pk}/")
         settled(gm)
         settled(player)
         expect(player.get_by_role("heading", name=words("en", "Tus personajes"))).to_be_visible()
@@ -319,12 +317,12 @@ def test_the_watch_catches_an_inline_style(browser: Browser, live_server):
     assert any("Applying inline style violates" in error for error in page.errors), page.errors
 
 
-def test_a_failed_request_under_debug_leaves_the_table_and_says_so(browser: Browser, demo: Campaign):
+def test_a_failed_request_under_debug_leaves_the_table_and_says_so(browser: Browser, demo: Campaign, server: str):
     """Under DEBUG (the ASGI test server, `make run`), a failed htmx request used to be answered by django-htmx's
     debug helper, which replaced the whole table with Django's error page and its inline <style>, which the CSP
     blocks. Now the table stays and its alert line says what happened, as in production."""
-    with asgi_server() as base, browsing(browser, base, "narrador", "desktop", "es") as gm:
-        gm.goto(f"{base}/campaigns/{demo.pk}/")
+    with browsing(browser, server, "narrador", "desktop", "es") as gm:
+        gm.goto(f"{server}/campaigns/{demo.pk}/")
         settled(gm)
         gm.evaluate("htmx.ajax('GET', '/campaigns/999999/act/damage/', {source: 'main', target: 'main'})")
         # One line says so (the general one, or the page's own for something gone); which one is the page's choice.

@@ -3,8 +3,6 @@
 of the name it looks like; a second click on a template's "Borrar" (from a tab that still shows it) is told on the
 page, never an error page. Screenshots in test-artifacts/."""
 
-from collections.abc import Iterator
-
 import pytest
 from playwright.sync_api import Browser, expect
 
@@ -13,15 +11,8 @@ from characters.models import Character, NpcTemplate
 from rules import actions
 from tests.browser.test_party import open_page
 from tests.helpers import card, context_for, screenshot
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup) -> Iterator[str]:
-    with asgi_server() as base:
-        yield base
 
 
 def test_numbers_past_nine_digits_and_templates_named_alike(browser: Browser, server: str, demo: Campaign):

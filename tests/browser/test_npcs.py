@@ -4,8 +4,6 @@ player's phone follow live. On a 375 px phone in English the pages read in Engli
 template is kept, fills the form another day and is deleted, on a desktop in Spanish and a phone in English, with
 axe finding nothing serious on the pages."""
 
-from collections.abc import Iterator
-
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -14,17 +12,10 @@ from characters.models import Character
 from tests.browser.test_accessibility import serious_violations
 from tests.browser.test_party import companion, open_page
 from tests.helpers import card, context_for, expect_live_equals_reload, screenshot, watch_errors, without_live_updates
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 GUARDS = [f"Guardia {n}" for n in range(1, 7)]
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup) -> Iterator[str]:
-    with asgi_server() as base:
-        yield base
 
 
 def in_play(campaign: Campaign) -> set[str]:

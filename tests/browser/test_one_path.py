@@ -4,7 +4,6 @@ being typed stays; and the ends of a screen are said in words: a campaign delete
 back by an undo), an undone check's old result, a refused die drawn as it was first drawn."""
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -15,17 +14,10 @@ from rules import actions
 from rules.actions import Call
 from rules.models import CheckKind
 from tests.helpers import card, plague, sign_in, watch_errors
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PHONE = {"viewport": {"width": 375, "height": 740}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup) -> Iterator[str]:
-    with asgi_server() as base:
-        yield base
 
 
 def signed_in(browser: Browser, base: str, username: str, phone: bool = False) -> BrowserContext:

@@ -2,8 +2,6 @@
 one another, and a player's phone follows live, without a reload; in English on a 375 px phone the word is English
 and nothing scrolls sideways."""
 
-from collections.abc import Iterator
-
 import pytest
 from django.utils import translation
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -20,15 +18,8 @@ from tests.helpers import (
     watch_errors,
     without_live_updates,
 )
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup) -> Iterator[str]:
-    with asgi_server() as base:
-        yield base
 
 
 def open_page(context: BrowserContext, url: str) -> Page:

@@ -11,7 +11,6 @@ from rules import actions
 from rules.damage import Attack
 from tests.browser.test_table import open_table
 from tests.helpers import card, screenshot, settled, sign_in, watch_errors
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -79,7 +78,7 @@ def test_a_preview_reads_on_a_phone_in_english(phone: Page, live_server, demo: C
     screenshot(phone, "preview-phone-en")
 
 
-def test_an_open_preview_follows_changes_from_another_tab_and_its_own(browser: Browser, demo: Campaign):
+def test_an_open_preview_follows_changes_from_another_tab_and_its_own(browser: Browser, demo: Campaign, server: str):
     # Issue 24: a preview is a screen like any other. Another tab wounds Aldara: the open preview is drawn again at
     # once, says why, and keeps the keyboard on "Aplicar", which then applies what it now shows. A blow struck from
     # this tab redraws it too.
@@ -87,35 +86,34 @@ def test_an_open_preview_follows_changes_from_another_tab_and_its_own(browser: B
     context = browser.new_context(locale="es-ES", viewport={"width": 1280, "height": 900})
     try:
         gm = watch_errors(context.new_page())
-        with asgi_server() as base:
-            sign_in(context, base, "narrador")
-            gm.goto(f"{base}/campaigns/{demo.pk}/")
-            expect(gm.locator("body[data-live]")).to_have_count(1)
-            gm.get_by_label("Ver antes qué pasará").check()
-            gm.locator("#form-advance input[name=duration]").fill("1d")
-            gm.locator("#form-advance input[name=duration]").press("Enter")
-            preview = gm.locator("#advance-preview")
-            expect(preview).to_contain_text(f"Aldara: {aldara.pg} →")
-            expect(preview.get_by_role("button", name="Aplicar")).to_be_focused()
+        sign_in(context, server, "narrador")
+        gm.goto(f"{server}/campaigns/{demo.pk}/")
+        expect(gm.locator("body[data-live]")).to_have_count(1)
+        gm.get_by_label("Ver antes qué pasará").check()
+        gm.locator("#form-advance input[name=duration]").fill("1d")
+        gm.locator("#form-advance input[name=duration]").press("Enter")
+        preview = gm.locator("#advance-preview")
+        expect(preview).to_contain_text(f"Aldara: {aldara.pg} →")
+        expect(preview.get_by_role("button", name="Aplicar")).to_be_focused()
 
-            actions.apply_damage(demo, [aldara], Attack(amount=3), by=demo.gm)  # another tab
-            expect(preview).to_contain_text(f"Aldara: {aldara.pg - 3} →")
-            expect(preview.get_by_role("status")).to_have_text("La mesa ha cambiado; la previsión está al día.")
-            expect(preview.get_by_role("button", name="Aplicar")).to_be_focused()
-            screenshot(gm, "preview-follows")
+        actions.apply_damage(demo, [aldara], Attack(amount=3), by=demo.gm)  # another tab
+        expect(preview).to_contain_text(f"Aldara: {aldara.pg - 3} →")
+        expect(preview.get_by_role("status")).to_have_text("La mesa ha cambiado; la previsión está al día.")
+        expect(preview.get_by_role("button", name="Aplicar")).to_be_focused()
+        screenshot(gm, "preview-follows")
 
-            box = card(gm, "Aldara").locator("[data-quick-damage]")  # this tab
-            box.fill("2")
-            box.press("Enter")
-            expect(preview).to_contain_text(f"Aldara: {aldara.pg - 5} →")
-            expect(card(gm, "Aldara")).to_be_focused()  # the blow's own focus: the redraw moved nothing
+        box = card(gm, "Aldara").locator("[data-quick-damage]")  # this tab
+        box.fill("2")
+        box.press("Enter")
+        expect(preview).to_contain_text(f"Aldara: {aldara.pg - 5} →")
+        expect(card(gm, "Aldara")).to_be_focused()  # the blow's own focus: the redraw moved nothing
 
-            version = Campaign.objects.get(pk=demo.pk).version
-            expect(preview.locator("input[name=version]")).to_have_value(str(version))
-            preview.get_by_role("button", name="Aplicar").click()
-            expect(preview).to_be_empty()
-            expect(gm.locator("#clock")).to_contain_text("Día 2")
-            assert Campaign.objects.get(pk=demo.pk).clock == demo.clock + 86400  # applied, not refused
+        version = Campaign.objects.get(pk=demo.pk).version
+        expect(preview.locator("input[name=version]")).to_have_value(str(version))
+        preview.get_by_role("button", name="Aplicar").click()
+        expect(preview).to_be_empty()
+        expect(gm.locator("#clock")).to_contain_text("Día 2")
+        assert Campaign.objects.get(pk=demo.pk).clock == demo.clock + 86400  # applied, not refused
         assert gm.errors == []
     finally:
         context.close()

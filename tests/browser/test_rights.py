@@ -3,8 +3,6 @@ when the latest change is one only the owner may undo (the owner removed another
 hides "Deshacer" at once, live, and says why; `u` presses nothing; the owner's table offers it. The next change of
 the table's brings the co-GM's button back."""
 
-from collections.abc import Iterator
-
 import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, expect
@@ -14,15 +12,8 @@ from rules import actions
 from rules.damage import Attack
 from tests.browser.test_party import open_page
 from tests.helpers import context_for, on_a_thread, screenshot
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup) -> Iterator[str]:
-    with asgi_server() as base:
-        yield base
 
 
 def test_a_co_gms_table_does_not_offer_the_undo_of_an_owners_decision(browser: Browser, server: str, demo: Campaign):

@@ -5,8 +5,6 @@ reason ("Ya no narras esta campaña"), not "se quitó o se borró en otra pesta�
 same way. A player made co-GM is told at once on their open page, with the way to the table; removed again, their
 table says so, with the way back to their page."""
 
-from collections.abc import Iterator
-
 import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -15,7 +13,6 @@ from campaigns.models import Campaign, Invitation
 from characters.models import Character
 from rules import actions
 from tests.helpers import card, settled, sign_in, watch_errors
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -26,12 +23,6 @@ ENABLED_CONTROLS = """() => Array.from(document.querySelectorAll(
   .filter((e) => !e.closest("[role=alert]"))
   .filter((e) => !e.disabled && e.getAttribute("aria-disabled") !== "true")
   .map((e) => e.outerHTML.slice(0, 80))"""
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup) -> Iterator[str]:
-    with asgi_server() as base:
-        yield base
 
 
 def phone_of(browser: Browser, base: str, username: str) -> BrowserContext:

@@ -7,7 +7,6 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from campaigns.models import Campaign
 from characters.models import Character
 from tests.helpers import card, settled, sign_in, watch_errors
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -108,21 +107,20 @@ def test_an_action_after_signing_in_again_elsewhere_asks_for_a_reload(browser: B
         context.close()
 
 
-def test_other_scripts_can_show_the_line_and_a_good_answer_hides_it(browser: Browser, demo):
+def test_other_scripts_can_show_the_line_and_a_good_answer_hides_it(browser: Browser, demo, server: str):
     # window.twelveplus.sessionEnded() is for a script that learns it on its own (a live stream refused).
     context = browser.new_context(locale="es-ES", viewport={"width": 375, "height": 740}, is_mobile=True)
     try:
-        with asgi_server() as base:
-            sign_in(context, base, "narrador")
-            table = watch_errors(context.new_page())
-            table.goto(f"{base}/campaigns/{demo.pk}/")
-            settled(table)
-            ended = table.get_by_role("alert").filter(has_text=LINES["es-ES"][0])
-            table.evaluate("window.twelveplus.sessionEnded()")
-            expect(ended).to_be_visible()
-            card(table, "Borin").get_by_role("link", name="Daño", exact=True).click()
-            expect(card(table, "Borin").locator("form.action-form")).to_be_visible()
-            expect(ended).to_be_hidden()
-            assert table.errors == []
+        sign_in(context, server, "narrador")
+        table = watch_errors(context.new_page())
+        table.goto(f"{server}/campaigns/{demo.pk}/")
+        settled(table)
+        ended = table.get_by_role("alert").filter(has_text=LINES["es-ES"][0])
+        table.evaluate("window.twelveplus.sessionEnded()")
+        expect(ended).to_be_visible()
+        card(table, "Borin").get_by_role("link", name="Daño", exact=True).click()
+        expect(card(table, "Borin").locator("form.action-form")).to_be_visible()
+        expect(ended).to_be_hidden()
+        assert table.errors == []
     finally:
         context.close()

@@ -3,8 +3,6 @@ the GM starts session 1 (the other tab follows live), plays, ends it, reads the 
 it; the player's phone shows the recap's link at once and reads it — without the companion the GM keeps secret. On a
 phone and a desktop in English the pages read in English and nothing scrolls sideways."""
 
-from collections.abc import Iterator
-
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -15,15 +13,8 @@ from rules.damage import Attack
 from tests.browser.test_accessibility import serious_violations
 from tests.browser.test_party import open_page
 from tests.helpers import card, context_for, expect_live_equals_reload, screenshot, watch_errors, without_live_updates
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup) -> Iterator[str]:
-    with asgi_server() as base:
-        yield base
 
 
 def keep_tomas_secret(demo: Campaign) -> None:

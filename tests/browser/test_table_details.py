@@ -5,7 +5,6 @@ session whose blows share one campaign second charts them as steps, not a flat l
 test-artifacts/."""
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, expect
@@ -16,17 +15,10 @@ from rules import actions
 from rules.damage import Attack
 from tests.browser.test_party import open_page
 from tests.helpers import card, context_for, screenshot, settled
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 THUMB = 44  # px: a touch target a finger hits (WCAG 2.5.5, Apple's and Google's guides)
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup) -> Iterator[str]:
-    with asgi_server() as base:
-        yield base
 
 
 def test_the_undo_button_stays_one_line_naming_ten_characters(browser: Browser, server: str, demo: Campaign):

@@ -51,13 +51,15 @@ def test_keys_typed_while_the_group_form_opens_reach_it_in_order(table: Page, de
     events = Event.objects.count()
     table.locator("#characters-title").focus()
     table.keyboard.type("vca\n3\n", delay=30)  # the group form, Caída, its height: 3, send it
+    # Sent and answered: the keyboard is back where the form opened from (the form may not even be open yet when the
+    # typing ends, on a busy machine, so that it has no form on the table says nothing by itself).
+    expect(table.get_by_role("link", name="Daño a varios")).to_be_focused()
     expect(table.locator("#form-party")).to_have_count(0)
     assert Event.objects.count() == events + 1
     fall = latest_damage()
     assert (fall["kind"], fall["height_m"]) == ("fall", 3), fall  # not "Asfixia por inmersión"
     assert len(fall["rolls"]) == living  # every living character rolled their fall
     expect(table.locator("#log-entries")).not_to_contain_text("Asfixia")
-    expect(table.get_by_role("link", name="Daño a varios")).to_be_focused()
 
 
 def test_a_cards_damage_from_the_keyboard_opens_on_the_kind(table: Page, demo: Campaign):

@@ -4,7 +4,6 @@ puts it away for good. What she watched live is not news the next time. The GM's
 In Spanish and in English, nothing scrolling sideways on the phone; screenshots in test-artifacts/."""
 
 import time
-from collections.abc import Iterator
 
 import pytest
 from django.contrib.auth.models import User
@@ -15,17 +14,10 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack
 from tests.helpers import card, context_for, screenshot, settled, watch_errors
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 DAY = 86400
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup) -> Iterator[str]:
-    with asgi_server() as base:
-        yield base
 
 
 def open_page(context: BrowserContext, url: str) -> Page:

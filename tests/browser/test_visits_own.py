@@ -4,8 +4,6 @@ what others did); what their co-GM did meanwhile is told, a newcomer "entered wi
 PG now beside), the weekly losses of a plague are PG lost to the plague and its resistance roll names it. Screenshots
 in test-artifacts/."""
 
-from collections.abc import Iterator
-
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Browser, Page, expect
@@ -16,17 +14,10 @@ from rules import actions
 from rules.damage import Attack
 from tests.browser.test_party import open_page
 from tests.helpers import context_for, plague, screenshot, stored_health
-from tests.servers import asgi_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 WEEK = 7 * 86400
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup) -> Iterator[str]:
-    with asgi_server() as base:
-        yield base
 
 
 def co_gm_of(campaign: Campaign) -> User:

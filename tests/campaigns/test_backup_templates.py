@@ -9,6 +9,7 @@ import copy
 import datetime
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -151,17 +152,28 @@ def entry(document: dict[str, Any], action: str, details: dict[str, Any]) -> dic
 
 
 def judged(document: dict[str, Any]) -> float:
-    """The CPU seconds the file of the document takes to be read and judged (taken: it is one the app could write)."""
+    """How many times the CPU that reading the document's file as plain JSON takes (the floor: a pass over every byte
+    that makes every value), its reading and judging takes; the best of three of each, so that a busy machine (the
+    suite runs in parallel) weighs on both alike. It is one file the app could write."""
     data = json.dumps(document).encode()
     assert len(data) < backup.DOCUMENT_BYTES
-    start = time.process_time()
-    validate(backup.read_document(data))
-    return time.process_time() - start
+
+    def cpu(work: Callable[[], object]) -> float:
+        times = []
+        for _ in range(3):
+            start = time.process_time()
+            work()
+            times.append(time.process_time() - start)
+        return min(times)
+
+    ratio = cpu(lambda: validate(backup.read_document(data))) / cpu(lambda: json.loads(data))
+    print(f"judged in {ratio:.1f}× the time of reading it as JSON")
+    return ratio
 
 
-def test_a_file_full_of_log_is_judged_in_well_under_a_second(document, settings):
+def test_a_file_full_of_log_is_judged_in_a_few_times_its_reading(document, settings):
     """Each entry's references were found by reading its payload's types anew: a file of 10,000 entries took 2.5 s of
-    CPU to judge. Templates saved one by one, and sessions played one after another, up to the file's size (on a site
+    CPU to judge, some 200 times what reading it as JSON takes (now about 20 times, 0.27 s). Templates saved one by one, and sessions played one after another, up to the file's size (on a site
     whose cap on templates lets them all in)."""
     settings.NPC_TEMPLATES_PER_CAMPAIGN = 10_002
     templates = copy.deepcopy(document)
@@ -169,14 +181,14 @@ def test_a_file_full_of_log_is_judged_in_well_under_a_second(document, settings)
         values = {"name": f"Plantilla {n}", "count": 1, "constitution": 5}
         entry(templates, "template_changed", {"after": values})
         templates["templates"].append({**values, "jump": 0, "heal_wounds": 0, "weight_kg": 70})
-    assert judged(templates) < 1.0
+    assert judged(templates) < 60
     sessions = copy.deepcopy(document)
     entry(sessions, "session_ended", {"number": 1})
     for number in range(2, 8_000):
         entry(sessions, "session_started", {"number": number})
         entry(sessions, "session_ended", {"number": number})
     del sessions["sessions"]  # the log's
-    assert judged(sessions) < 1.0
+    assert judged(sessions) < 60
 
 
 def test_a_copy_of_an_imported_campaign_is_not_nested_in_its_name():

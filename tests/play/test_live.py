@@ -40,8 +40,9 @@ def test_a_change_reaches_a_connected_client(world: World, server):
         gm.close()
 
 
-def test_a_post_to_one_process_reaches_a_client_of_another(world: World):
-    with asgi_server() as first, asgi_server() as second:
+def test_a_post_to_one_process_reaches_a_client_of_another(world: World, server):
+    first = server
+    with asgi_server() as second:  # a second process: the change must cross from one to the other
         player = Listener(second, stream_path(world), world.player_a)
         sheet = Listener(second, stream_path(world, sheet=world.char_a1), world.player_a)
         try:

@@ -26,7 +26,7 @@ BURST = 200
 
 def test_many_streams_at_once_by_one_account_get_the_cap_exactly(world: World):
     cookies = session_cookies(world.gm_a)
-    with asgi_server(STREAMS_PER_USER=str(CAP)) as base:
+    with asgi_server(STREAMS_PER_USER=str(CAP)) as base:  # its own server: a cap of its own
         # On a thread of its own: the full suite runs this after the browser tests, whose event loop is on this one.
         screens = [(stream_path(world), cookies["sessionid"])]
         statuses = on_a_thread(lambda: asyncio.run(burst(base, AT_ONCE, screens)))
@@ -68,22 +68,21 @@ def assert_quick(loads: list[float]) -> None:
     print(f"{len(ranked)} loads, p50 {ranked[len(ranked) // 2]:.3f} s, slowest {[round(t, 2) for t in ranked[-5:]]}")
 
 
-def test_a_burst_of_streams_by_one_account_costs_no_one_else_a_page(world: World):
+def test_a_burst_of_streams_by_one_account_costs_no_one_else_a_page(world: World, server: str):
     """200 connects at once by one session: the cap served, the rest told 429 without a query each, and another
     account's page keeps loading in well under a second (before, the connects held every pooled connection)."""
-    with asgi_server() as base:
-        statuses, loads = loads_during_burst(
-            base,
-            BURST,
-            [(stream_path(world), session_cookies(world.gm_a)["sessionid"])],
-            f"/campaigns/{world.campaign_a.pk}/",
-            session_cookies(world.player_a),
-        )
+    statuses, loads = loads_during_burst(
+        server,
+        BURST,
+        [(stream_path(world), session_cookies(world.gm_a)["sessionid"])],
+        f"/campaigns/{world.campaign_a.pk}/",
+        session_cookies(world.player_a),
+    )
     assert sorted(statuses) == [200] * settings.STREAMS_PER_USER + [429] * (BURST - settings.STREAMS_PER_USER)
     assert_quick(loads)
 
 
-def test_a_reconnect_storm_of_many_accounts_costs_no_one_else_a_page(world: World):
+def test_a_reconnect_storm_of_many_accounts_costs_no_one_else_a_page(world: World, server: str):
     """1000 connects at once, by 100 accounts (10 screens each, under the cap): every one served, and another
     account's page keeps loading in under a second."""
     screens = []
@@ -92,9 +91,8 @@ def test_a_reconnect_storm_of_many_accounts_costs_no_one_else_a_page(world: Worl
         campaign = Campaign.objects.create(name=f"Storm {number}", gm=gm)
         Character.objects.create(campaign=campaign, name="Aldara", constitution=8)
         screens.append((f"/campaigns/{campaign.pk}/stream/", session_cookies(gm)["sessionid"]))
-    with asgi_server() as base:
-        statuses, loads = loads_during_burst(
-            base, 10, screens, f"/campaigns/{world.campaign_a.pk}/", session_cookies(world.player_a)
-        )
+    statuses, loads = loads_during_burst(
+        server, 10, screens, f"/campaigns/{world.campaign_a.pk}/", session_cookies(world.player_a)
+    )
     assert statuses == [200] * 1000
     assert_quick(loads)

@@ -16,7 +16,6 @@ from django.utils.module_loading import import_string
 from config.stream_gate import StreamHandler
 from tests.helpers import World, on_a_thread
 from tests.play.streams import ended_at_once, session_cookies, stream_path
-from tests.servers import asgi_server
 
 NEEDED = {
     "config.outage.OutageMiddleware",
@@ -54,25 +53,24 @@ def first_message(base: str, path: str, cookies: dict[str, str], **headers: str)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_stream_knows_who_asks_in_what_language_and_from_where(world: World):
-    with asgi_server() as base:
-        gm = session_cookies(world.gm_a)
-        status, spanish = first_message(base, stream_path(world), gm)
-        assert status == 200 and "event: change" in spanish and "Aldara" in spanish
-        assert "Aún no ha pasado nada." in spanish
-        status, english = first_message(base, stream_path(world), gm, **{"Accept-Language": "en"})
-        assert status == 200 and "Nothing has happened yet." in english and "Aún" not in english
-        # No session: the stream ends at once, saying so; another's sheet: the same words as a campaign not theirs.
-        assert ended_at_once(base, stream_path(world), None) == "session"
-        assert ended_at_once(base, stream_path(world, world.char_a2), world.player_a) == "gone"
-        # A host not allowed (ALLOWED_HOSTS) is refused as Django refuses it, and no stream is opened.
-        status, _ = first_message(base, stream_path(world), gm, Host="evil.example")
-        assert status == 400
-        # Pages still go through all of MIDDLEWARE: their security headers are there.
-        with httpx.Client(base_url=base, cookies=gm, timeout=30) as client:
-            page = client.get(f"/campaigns/{world.campaign_a.pk}/")
-        assert page.status_code == 200
-        assert "Content-Security-Policy" in page.headers and page.headers["X-Frame-Options"] == "DENY"
+def test_a_stream_knows_who_asks_in_what_language_and_from_where(world: World, server: str):
+    gm = session_cookies(world.gm_a)
+    status, spanish = first_message(server, stream_path(world), gm)
+    assert status == 200 and "event: change" in spanish and "Aldara" in spanish
+    assert "Aún no ha pasado nada." in spanish
+    status, english = first_message(server, stream_path(world), gm, **{"Accept-Language": "en"})
+    assert status == 200 and "Nothing has happened yet." in english and "Aún" not in english
+    # No session: the stream ends at once, saying so; another's sheet: the same words as a campaign not theirs.
+    assert ended_at_once(server, stream_path(world), None) == "session"
+    assert ended_at_once(server, stream_path(world, world.char_a2), world.player_a) == "gone"
+    # A host not allowed (ALLOWED_HOSTS) is refused as Django refuses it, and no stream is opened.
+    status, _ = first_message(server, stream_path(world), gm, Host="evil.example")
+    assert status == 400
+    # Pages still go through all of MIDDLEWARE: their security headers are there.
+    with httpx.Client(base_url=server, cookies=gm, timeout=30) as client:
+        page = client.get(f"/campaigns/{world.campaign_a.pk}/")
+    assert page.status_code == 200
+    assert "Content-Security-Policy" in page.headers and page.headers["X-Frame-Options"] == "DENY"
 
 
 ONE_THREAD = "config.one_thread.OneThreadMiddleware"
