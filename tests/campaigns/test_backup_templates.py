@@ -173,8 +173,9 @@ def judged(document: dict[str, Any]) -> float:
 
 def test_a_file_full_of_log_is_judged_in_a_few_times_its_reading(document, settings):
     """Each entry's references were found by reading its payload's types anew: a file of 10,000 entries took 2.5 s of
-    CPU to judge, some 200 times what reading it as JSON takes (now about 20 times, 0.27 s). Templates saved one by one, and sessions played one after another, up to the file's size (on a site
-    whose cap on templates lets them all in)."""
+    CPU to judge, some 200 times what reading it as JSON takes (now about 20 times, 0.27 s). Templates saved one by
+    one, and sessions played one after another, up to the file's size (on a site whose cap on templates lets them
+    all in)."""
     settings.NPC_TEMPLATES_PER_CAMPAIGN = 10_002
     templates = copy.deepcopy(document)
     for n in range(10_000):
