@@ -126,18 +126,17 @@ SLOW = "browser or outage or cluster"  # what the fast loop leaves out
 def suite(args: list[str]) -> int:
     """The whole suite on one throw-away database: first every test that can share the machine, on two pytest workers
     per core (TEST_WORKERS; a browser test waits on its browser and server as much as it computes) with pytest-xdist,
-    each worker on its own test database, each file's tests on one worker (its live server and campaign set up
-    once); then those that cannot share it, alone. `--fast` leaves out the browser, outage and cluster tests and runs
-    Hypothesis's "dev" profile: the quick loop. A part that finds no test (pytest's exit 5, when `args` names only
-    tests of the other part) is no failure, unless neither found any."""
+    each worker on its own test database with its own live server (tests/conftest.py `server`); then those that cannot
+    share it, alone. `--fast` leaves out the browser, outage and cluster tests and runs Hypothesis's "dev" profile: the
+    quick loop. A part that finds no test (pytest's exit 5, when `args` names only tests of the other part) is no
+    failure, unless neither found any."""
     throw_away_database()
     fast = "--fast" in args
     args = [arg for arg in args if arg != "--fast"]
-    # The whole suite runs on one worker for now (TEST_WORKERS=0): on 2 cores, 4 workers were green in 3 runs of 5, a
-    # browser test's live change missing its 5 s under the load (tests/browser/test_offline.py); the fast loop, which
-    # has no browser test, runs in parallel. TEST_WORKERS=4 make test runs the whole suite in parallel.
-    parallel = str(2 * (os.cpu_count() or 1))
-    workers = ["-n", os.environ.get("TEST_WORKERS", parallel if fast else "0"), "--dist", "loadfile"]
+    # "worksteal": each worker starts on a share of the tests, in order (a file's tests together, on one browser), and
+    # one that runs out takes half of what another has left, so the longest files do not leave one worker running
+    # alone at the end. TEST_WORKERS=0 runs them all in this process, one after another.
+    workers = ["-n", os.environ.get("TEST_WORKERS", str(2 * (os.cpu_count() or 1))), "--dist", "worksteal"]
     if fast:
         parts = [("the fast loop", [*workers, "-m", f"not ({SLOW})", "--hypothesis-profile=dev"])]
     else:
