@@ -73,12 +73,12 @@ KEPT_COPY = """async () => {
 }"""
 
 
-def kept_showing(page: Page, wanted: str) -> str:
-    """Wait until the copy kept on the phone shows `wanted` (a change the page has drawn: a save that started before
-    it was drawn may end after, so its time alone says nothing), and the service worker runs; the copy's time."""
+def kept_showing(page: Page, *wanted: str) -> str:
+    """Wait until the copy kept on the phone shows everything `wanted` (changes the page has drawn: a save that started
+    before one was drawn may end after, so its time alone says nothing), and the service worker runs; its time."""
     deadline = time.monotonic() + 15
-    while wanted not in (copy := page.evaluate(KEPT_COPY)):
-        assert time.monotonic() < deadline, f"no copy kept shows {wanted!r}"
+    while not all(part in (copy := page.evaluate(KEPT_COPY)) for part in wanted):
+        assert time.monotonic() < deadline, f"no copy kept shows all of {wanted!r}"
         page.wait_for_timeout(100)
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     seen = re.search(r'data-offline-seen="(\d+)"', copy)
@@ -113,7 +113,7 @@ def test_the_sheet_opens_offline_as_last_seen_and_catches_up_online(
         expect(pg).to_have_text("4")
         die = player.locator(".my-checks input[name=die]")
         expect(player.get_by_role("button", name=words(language, "Anotar mi dado"))).to_be_visible()
-        saved = kept_showing(player, '<strong class="pg-value">4</strong>')
+        saved = kept_showing(player, '<strong class="pg-value">4</strong>', 'name="die"')  # the wound and the check
 
         # No signal: the sheet reloads as it was last seen, says so with the time, and takes no action.
         context.set_offline(True)
