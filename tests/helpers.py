@@ -25,6 +25,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from campaigns.models import Campaign, Event, Invitation, Membership
 from characters.models import Character
+from config.env import env_bool
 from rules import actions, engine, mapping, notify
 from rules.models import Disease, Illness, Wound
 
@@ -318,12 +319,14 @@ def routable(page: Page) -> Page:
     return page
 
 
-def screenshot(page: Page, name: str) -> Path:
+def screenshot(page: Page, name: str) -> None:
+    """The whole page as a PNG in test-artifacts/, to look at, when SCREENSHOTS=1 (`SCREENSHOTS=1 make test`): a
+    full-page screenshot costs the browser a sixth of a browser test's time, and nothing reads them but people."""
+    if not env_bool("SCREENSHOTS", False):
+        return
     ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
     # caret="initial": hiding the caret makes Playwright inject a style, which the CSP (rightly) blocks.
-    page.screenshot(path=str(path), full_page=True, caret="initial")
-    return path
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True, caret="initial")
 
 
 def log_in(page: Page, base_url: str, username: str, password: str) -> None:
