@@ -23,7 +23,7 @@ from tests.helpers import (
     full_snapshot,
     log_mismatches,
     snapshot,
-    stored_health,
+    stored_healths,
 )
 from tests.played import HEALTH, nth, play_health
 
@@ -222,8 +222,10 @@ def assert_consistent(world: World, step: tuple) -> None:
     """The stored state is the engine's and the log's, and dead means PG 0."""
     assert log_mismatches(world.campaign_a) == [], step
     assert death_invariant_violations() == [], step
-    for character in Character.everyone.filter(campaign=world.campaign_a):
-        assert character.pg == stored_health(character).pg, (step, character.name)
+    characters = Character.everyone.filter(campaign=world.campaign_a)
+    healths = stored_healths(characters)
+    for character in characters:
+        assert character.pg == healths[character.pk].pg, (step, character.name)
 
 
 def undo_everything(world: World) -> None:
