@@ -133,10 +133,9 @@ def suite(args: list[str]) -> int:
     throw_away_database()
     fast = "--fast" in args
     args = [arg for arg in args if arg != "--fast"]
-    # "worksteal": each worker starts on a share of the tests, in order (a file's tests together, on one browser), and
-    # one that runs out takes half of what another has left, so the longest files do not leave one worker running
-    # alone at the end. TEST_WORKERS=0 runs them all in this process, one after another.
-    workers = ["-n", os.environ.get("TEST_WORKERS", str(2 * (os.cpu_count() or 1))), "--dist", "worksteal"]
+    # "loadfile": a file's tests on one worker (its browser launched once), the files handed out in the order the
+    # suite puts them, the longest first (tests/conftest.py). TEST_WORKERS=0 runs them all here, one after another.
+    workers = ["-n", os.environ.get("TEST_WORKERS", str(2 * (os.cpu_count() or 1))), "--dist", "loadfile"]
     if fast:
         parts = [("the fast loop", [*workers, "-m", f"not ({SLOW})", "--hypothesis-profile=dev"])]
     else:

@@ -58,6 +58,14 @@ def with_builtin_diseases() -> None:
 DatabaseOperations.execute_sql_flush = flush_in_turn  # type: ignore[method-assign]
 
 
+@pytest.hookimpl(trylast=True)  # after pytest-django's, which puts the tests in Django's order
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The browser test files first: they are the longest (most take a worker 20 s to 3 minutes), and pytest-xdist
+    hands out files in this order (`--dist loadfile`, scripts/dev.py suite), so the short ones are left to fill in at
+    the end, and no worker runs a long file alone while the others are done."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is None)
+
+
 @pytest.fixture
 def world(db) -> World:
     gm_a, player_a, player_a2, gm_b, outsider = (
