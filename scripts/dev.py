@@ -125,11 +125,10 @@ SLOW = "browser or outage or cluster"  # what the fast loop leaves out
 
 def suite(args: list[str]) -> int:
     """The whole suite on one throw-away database: first every test that can share the machine, on two pytest workers
-    per core (TEST_WORKERS; a browser test waits on its browser and server as much as it computes) with pytest-xdist,
-    each worker on its own test database with its own live server (tests/conftest.py `server`); then those that cannot
-    share it, alone. `--fast` leaves out the browser, outage and cluster tests and runs Hypothesis's "dev" profile: the
-    quick loop. A part that finds no test (pytest's exit 5, when `args` names only tests of the other part) is no
-    failure, unless neither found any."""
+    per core (TEST_WORKERS) with pytest-xdist, each worker on its own test database with its own live server
+    (tests/conftest.py `server`); then those that cannot share it, alone. `--fast` leaves out the browser, outage and
+    cluster tests and runs Hypothesis's "dev" profile: the quick loop. A part that finds no test (pytest's exit 5, when
+    `args` names only tests of the other part) is no failure, unless neither found any."""
     throw_away_database()
     fast = "--fast" in args
     args = [arg for arg in args if arg != "--fast"]
