@@ -25,6 +25,10 @@ sys.path.insert(0, str(ROOT))
 from config.env import env_bool  # noqa: E402
 
 PYTHON = sys.executable
+# Every process started from here writes its compiled modules (__pycache__/, git-ignored) and reads them next time. The
+# suite starts hundreds of Python processes (test workers, live servers, `make run`, management commands): without
+# their cache each one compiles Django and the app from source again, about 3 s of CPU before it does anything.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 DB_NAME = "twelveplus"
 
 
@@ -50,6 +54,13 @@ def embedded_database_url(pgdata: Path, throw_away: bool) -> str:
     with psycopg.connect(server.get_uri("postgres"), autocommit=True) as conn:
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone():
             conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+        if throw_away:
+            # Nothing in a throw-away database outlives the run, so it need not survive a crash of this machine:
+            # no waiting for the disk at each commit (the suite commits thousands of times, a test database a worker).
+            # The outage tests stop servers of their own (tests/test_outage.py), never this one.
+            for setting in ("fsync", "synchronous_commit", "full_page_writes"):
+                conn.execute(f"ALTER SYSTEM SET {setting} = off")
+            conn.execute("SELECT pg_reload_conf()")
     socket_dir = server.get_postmaster_info().socket_dir
     return f"postgresql://postgres@{quote(str(socket_dir), safe='')}/{DB_NAME}"
 
@@ -140,10 +151,13 @@ def suite(args: list[str]) -> int:
     else:
         ci = "--hypothesis-profile=ci"
         parts = [("in parallel", [*workers, "-m", f"not ({ALONE})", ci]), ("alone", ["-m", ALONE, ci])]
+    # A run of the whole suite notes how long each file took (tests/durations.json), the order for the next one.
+    whole = not fast and "-k" not in args and all(arg.startswith("-") for arg in args)
     codes = []
     for name, options in parts:
         started = time.monotonic()
-        codes.append(subprocess.run([PYTHON, "-m", "pytest", *options, *args], cwd=ROOT).returncode)
+        env = {**os.environ, "WRITE_TEST_DURATIONS": "1" if whole and name == "in parallel" else "0"}
+        codes.append(subprocess.run([PYTHON, "-m", "pytest", *options, *args], cwd=ROOT, env=env).returncode)
         print(f"== tests {name}: {time.monotonic() - started:.0f} s (exit {codes[-1]})", flush=True)
     if all(code == NO_TESTS for code in codes):
         return NO_TESTS

@@ -1,7 +1,9 @@
+import json
 import os
 import time
 from collections.abc import Iterator
 from importlib import import_module
+from pathlib import Path
 
 import pytest
 from django.db.backends.postgresql.operations import DatabaseOperations
@@ -58,12 +60,50 @@ def with_builtin_diseases() -> None:
 DatabaseOperations.execute_sql_flush = flush_in_turn  # type: ignore[method-assign]
 
 
+# Seconds each test file took in the last full parallel run (scripts/dev.py suite writes it after one that passed):
+# only an order for handing files out, so a stale or missing figure costs some wall time, never a result.
+DURATIONS = Path(__file__).with_name("durations.json")
+
+
+def file_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
 @pytest.hookimpl(trylast=True)  # after pytest-django's, which puts the tests in Django's order
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The browser test files first: they are the longest (most take a worker 20 s to 3 minutes), and pytest-xdist
-    hands out files in this order (`--dist loadfile`, scripts/dev.py suite), so the short ones are left to fill in at
-    the end, and no worker runs a long file alone while the others are done."""
-    items.sort(key=lambda item: item.get_closest_marker("browser") is None)
+    """The longest test files first (tests/durations.json; a file it does not know yet: a browser file before the
+    others): pytest-xdist hands out files in this order (`--dist loadfile`, scripts/dev.py suite), so the short ones
+    fill in at the end and no worker runs a long file alone while the others are done. The sort is stable: each file's
+    tests keep their order."""
+    known: dict[str, float] = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+
+    def longest_first(item: pytest.Item) -> tuple[float, bool]:
+        return -known.get(file_of(item.nodeid), 0.0), item.get_closest_marker("browser") is None
+
+    items.sort(key=longest_first)
+
+
+class Durations:
+    """Adds up each test file's time (setup, call and teardown of every test) as the reports arrive: in the pytest-xdist
+    controller, every worker's."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        name = file_of(report.nodeid)
+        self.seconds[name] = self.seconds.get(name, 0.0) + report.duration
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if exitstatus == 0 and self.seconds:
+            figures = {name: round(seconds, 1) for name, seconds in sorted(self.seconds.items())}
+            DURATIONS.write_text(json.dumps(figures, indent=1) + "\n")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Only for a run of the whole parallel part (scripts/dev.py suite sets it), only in the controller.
+    if os.environ.get("WRITE_TEST_DURATIONS") == "1" and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(Durations(), "test-durations")
 
 
 @pytest.fixture

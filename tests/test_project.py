@@ -144,7 +144,9 @@ def test_make_run_in_production_serves_pages_and_creates_no_demo_accounts(empty_
         with psycopg.connect(empty_database) as conn:
             assert conn.execute("SELECT count(*) FROM auth_user").fetchone() == (0,)
             assert conn.execute("SELECT count(*) FROM campaigns_campaign").fetchone() == (0,)
-        with httpx.Client(base_url=base, timeout=5) as client:
+        # A login hashes the password it is given with the production hasher (slow on purpose, some seconds of CPU
+        # while the suite's other workers run): the answer's wait, not the server's, is what may take long.
+        with httpx.Client(base_url=base, timeout=60) as client:
             client.get("/accounts/login/")
             answer = client.post(
                 "/accounts/login/",
