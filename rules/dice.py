@@ -1,4 +1,4 @@
-"""Rolling dice: a server roll, a die typed in by the GM, and damage in dice notation (RULES.md sections 2-3).
+"""Rolling dice: a server roll, a die typed in by the GM, and damage in dice notation (docs/rules.md §§2-3).
 
 `rules.engine` never rolls; it takes every die result as an argument. This module is where those results come from.
 Every server roll uses `secrets`, so players cannot predict or steer the dice from earlier results.
@@ -74,7 +74,7 @@ class DamageRoll:
 
     @property
     def amount(self) -> int:
-        """The PG lost: a negative total (1d4-3 rolling a 1) counts as 0 (RULES.md section 2)."""
+        """The PG lost: a negative total (1d4-3 rolling a 1) counts as 0 (docs/rules.md §2)."""
         return max(self.total, 0)
 
 
@@ -83,9 +83,9 @@ def roll_damage(expression: str) -> DamageRoll:
     text = _checked_text(expression)
     if _PLAIN_NUMBER.fullmatch(text):
         # Leading zeros are harmless ("07" is 7); the stored expression keeps what the GM typed.
-        value = int(text)
-        if value > MAX_NUMBER:
-            raise DiceError(_("El daño puede llegar como mucho a %(max)s.") % {"max": MAX_NUMBER})
+        value, largest = int(text), LIMITS["amount"][1]
+        if value > largest:  # the largest attack, as for dice (docs/rules.md §7.11)
+            raise DiceError(_("El daño puede llegar como mucho a %(max)s.") % {"max": largest})
         return DamageRoll(expression=text, total=value, detail=str(value))
     _check_limits(text)
     _check_largest_total(text)
@@ -143,7 +143,7 @@ def _check_limits(text: str) -> None:
 
 
 def _check_largest_total(text: str) -> None:
-    """RULES.md section 7.11: an expression that could total more than the largest attack is refused before rolling."""
+    """docs/rules.md §7.11: an expression that could total more than the largest attack is refused before rolling."""
     try:
         _lowest, highest = _bounds(d20.parse(text, allow_comments=False))
     except d20.RollSyntaxError as error:

@@ -107,6 +107,7 @@ def test_drowning_and_gas_hit_the_whole_party(world: World):
         (Attack(amount=1001), "amount", "El daño debe estar entre 0 y 1000."),
         (Attack(amount=7, expression="2d6"), "amount", "Indica el daño: un número o una tirada como 2d6+1."),
         (Attack(expression="1000000d1000000"), "expression", "Un dado puede tener como mucho 1000 caras."),
+        (Attack(expression="5000"), "expression", "El daño puede llegar como mucho a 1000."),  # a number as text
         (Attack(expression="2d6; drop table"), "expression", "La tirada solo puede tener dados (2d6)"),
         (Collision(speed_kmh=2001), "speed_kmh", "La velocidad debe estar entre 0 y 2000."),
         (Collision(speed_kmh=50, weight_kg=0), "weight_kg", "El peso debe estar entre 1 y 500."),
@@ -168,7 +169,7 @@ def test_a_wound_on_the_dead_is_recorded_but_pg_stays_at_zero(world: World):
 
 
 def test_a_fall_of_the_dead_alone_is_refused(world: World):
-    """RULES.md section 7.8: the dead make no check, so a fall skips them; with no one else, nothing happens."""
+    """docs/rules.md §7.8: the dead make no check, so a fall skips them; with no one else, nothing happens."""
     actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=60), by=world.gm_a)
     before = snapshot()
     with pytest.raises(ActionError) as error:
