@@ -1,8 +1,8 @@
 """Campaign time for people: showing the clock and durations, and reading durations the GM types.
 
-The clock itself is whole seconds since the campaign began (RULES.md section 6); these helpers only translate between
+The clock itself is whole seconds since the campaign began (docs/rules.md §6); these helpers only translate between
 that number and what a table says out loud ("Día 3, 14:30", "1 semana 2 días", "3 turnos"). The calendar units are
-RULES.md 7.14's: a turn is 6 s, a month 30 days and a year 365 days (the engine defines the units, this module the
+docs/rules.md §7.14's: a turn is 6 s, a month 30 days and a year 365 days (the engine defines the units, this module the
 turn, which only people use).
 """
 
@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from rules.engine import DAY, HOUR, LIMITS, MINUTE, MONTH, WEEK, YEAR
 
 TURN = 6  # one combat turn
-# RULES.md section 7.11: far beyond any campaign, yet small enough that a typo like "99999999w" is caught.
+# docs/rules.md §7.11: far beyond any campaign, yet small enough that a typo like "99999999w" is caught.
 MAX_DURATION = LIMITS["advance"][1]
 
 # Durations that parse_duration reads, said in every message that refuses one (a test reads each of them back).
@@ -114,7 +114,7 @@ def parse_duration(text: str) -> int:
         raise ValueError(_("La duración es demasiado larga para leerla."))
     if typed.startswith("-"):
         raise ValueError(_("La duración debe ser mayor que cero."))
-    # Only ASCII digits, letters, spaces and commas (RULES.md 7.11): "1.5h" must not be read as "1" and a stray
+    # Only ASCII digits, letters, spaces and commas (docs/rules.md §7.11): "1.5h" must not be read as "1" and a stray
     # ".5h", nor "²" or "８" as 2 or 8.
     if not all(c in "0123456789," or c.isspace() or c.isalpha() for c in typed):
         raise ValueError(not_understood(typed))

@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from campaigns.models import PartyView
 from rules import engine
 
-# RULES.md sections 1 and 7.11, from the engine; forms and the database constraints both use them.
+# docs/rules.md §§1 and 7.11, from the engine; forms and the database constraints both use them.
 CON_RANGE = (engine.CON_MIN, engine.CON_MAX)
 SKILL_RANGE = (engine.SKILL_MIN, engine.SKILL_MAX)
 WEIGHT_RANGE = engine.LIMITS["weight_kg"]
@@ -66,7 +66,7 @@ class Character(models.Model):
     recovery_progress = models.JSONField(default=dict, blank=True, editable=False)  # {kind: seconds toward next PG}
     protection = models.JSONField(default=list, blank=True, editable=False)  # [[category, campaign day], …]
     created = models.DateTimeField(_("creado"), auto_now_add=True)
-    # Removing a character keeps its row, wounds and log (RULES.md section 6 of the design: undoable, history kept).
+    # Removing a character keeps its row, wounds and log (undoable like every action, docs/rules.md §7.10).
     removed = models.BooleanField(_("retirado de la campaña"), default=False, editable=False)
 
     objects = PresentManager()
@@ -94,7 +94,7 @@ class Character(models.Model):
                 name="character_weight_range",
             ),
             models.CheckConstraint(condition=Q(pg__lte=models.F("constitution") * 10), name="character_pg_at_most_max"),
-            # RULES.md section 4: dead means PG 0, always.
+            # docs/rules.md §4: dead means PG 0, always.
             models.CheckConstraint(condition=Q(died_at__isnull=True) | Q(pg=0), name="character_dead_at_zero_pg"),
         ]
 
@@ -112,7 +112,7 @@ class Character(models.Model):
 
     @property
     def dead(self) -> bool:
-        """RULES.md section 4: dead exactly when PG is 0 or a death has been recorded."""
+        """docs/rules.md §4: dead exactly when PG is 0 or a death has been recorded."""
         return self.died_at is not None or self.pg == 0
 
 

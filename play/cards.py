@@ -30,7 +30,7 @@ class WoundLine:
     outstanding: int
     healing_time: int | None  # campaign seconds until healed; None: waits for a cure, or the character is dead
     treated: bool
-    rests: bool  # heals only while resting (RULES.md section 6); drowning and gas heal by breathing
+    rests: bool  # heals only while resting (docs/rules.md §6); drowning and gas heal by breathing
     dead: bool  # the dead heal nothing: no healing time at all
 
     @property
@@ -108,7 +108,7 @@ class Card:
 
     @property
     def low_pg_penalty(self) -> bool:
-        """Whether PG itself (not only an illness) is what penalises the rolls (RULES.md section 4)."""
+        """Whether PG itself (not only an illness) is what penalises the rolls (docs/rules.md §4)."""
         low = engine.penalties(self.health.pg)
         return not self.health.dead and bool(low.physical or low.other)
 
@@ -131,7 +131,7 @@ class Card:
 
     @property
     def exertion_warning(self) -> str:
-        """RULES.md section 4, with the engine's numbers: shown while every physical action calls for the check."""
+        """docs/rules.md §4, with the engine's numbers: shown while every physical action calls for the check."""
         if self.health.dead or not self.health.penalties.exertion:
             return ""
         return _("¡Esfuerzo! Cada acción física pide 1d%(die)s + CON contra %(difficulty)s o pierde 1 PG.") % {
@@ -166,7 +166,7 @@ type Shown = Callable[[Card, bool], object]
 
 
 def band_of(health: engine.Health) -> str:
-    """The card's colour: the row of RULES.md section 4's penalty table that applies."""
+    """The card's colour: the row of docs/rules.md §4's penalty table that applies."""
     if health.dead:
         return "dead"
     row = engine.penalty_row(health.pg)

@@ -97,7 +97,7 @@ class Story:
         return [roll_line(roll) for roll in rolls if everyone or self.mine(roll.character)]
 
     def skipped(self, skipped: list[events.CharacterRef]) -> list[str]:
-        """The dead members of a group, who make no check (RULES.md section 7.8)."""
+        """The dead members of a group, who make no check (docs/rules.md §7.8)."""
         return [_("%(name)s ha muerto: sin tirada") % {"name": self.name(pk)} for pk in skipped if self.mine(pk)]
 
     def answered(self, call: events.Answer | None) -> list[str]:

@@ -1,4 +1,4 @@
-"""Damage as the GM describes it: one typed value per kind (RULES.md section 2), so that a form builds one of these
+"""Damage as the GM describes it: one typed value per kind (docs/rules.md §2), so that a form builds one of these
 and `rules.actions.apply_damage` works out each character's wound from it."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The Sistema 12Plus rules for wounds, recovery, illness and death, as pure functions.
 
-`RULES.md` is the specification; this module follows it line by line. No Django, no I/O, no randomness: every die
+`docs/rules.md` is the specification; this module follows it line by line. No Django, no I/O, no randomness: every die
 result comes in as an argument, and every function returns new frozen values instead of changing its arguments.
 
 Campaign time is whole seconds. `advance` jumps from one change to the next (a recovered PG, a weekly illness loss),
@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Literal
 
 KINDS = ("attack", "collision", "fall", "drowning", "gas", "illness", "exertion")
-# Only these recover while the character rests; drowning and gas recover just by breathing (RULES.md section 6).
+# Only these recover while the character rests; drowning and gas recover just by breathing (docs/rules.md §6).
 REST_ONLY = frozenset({"attack", "collision", "fall", "illness", "exertion"})
 CATEGORIES = ("common", "serious")
 
@@ -25,13 +25,13 @@ MINUTE = 60
 HOUR = 60 * MINUTE
 DAY = 24 * HOUR
 WEEK = 7 * DAY
-MONTH = 30 * DAY  # RULES.md 7.14: the calendar a GM types in; the seed names none
+MONTH = 30 * DAY  # docs/rules.md §7.14: the calendar a GM types in; the seed names none
 YEAR = 365 * DAY
 
 CON_MIN, CON_MAX = 1, 30
 SKILL_MIN, SKILL_MAX = 0, 30
 
-# RULES.md section 7.11: the numbers a GM may type, as (lowest, highest); forms, actions and the database read them.
+# docs/rules.md §7.11: the numbers a GM may type, as (lowest, highest); forms, actions and the database read them.
 LIMITS: dict[str, tuple[int, int]] = {
     "amount": (0, 1000),  # attack damage, typed or the largest total of a dice expression
     "speed_kmh": (0, 2000),
@@ -61,7 +61,7 @@ _INTERVALS = {
 }
 
 Roll = Literal["physical", "other"]
-# Which penalties each check takes (RULES.md section 3): the fall check is a physical roll, the others are not.
+# Which penalties each check takes (docs/rules.md §3): the fall check is a physical roll, the others are not.
 CHECK_ROLLS: dict[str, Roll] = {"fall": "physical", "resistance": "other", "exertion": "other"}
 
 
@@ -138,7 +138,7 @@ class Penalties:
         return self.physical if roll == "physical" else self.other
 
 
-# (lowest PG of the band, physical, other, exertion check), highest band first; 0 PG is death (RULES.md section 4).
+# (lowest PG of the band, physical, other, exertion check), highest band first; 0 PG is death (docs/rules.md §4).
 _PENALTY_BANDS = (
     (11, 0, 0, False),
     (9, -2, 0, False),
@@ -159,7 +159,7 @@ def penalties(pg: int) -> Penalties:
 
 
 def penalty_row(pg: int) -> int | None:
-    """The row of RULES.md section 4's table that applies at `pg`: 10, 8, 6, 4 or 2; None when unhurt enough for none
+    """The row of docs/rules.md §4's table that applies at `pg`: 10, 8, 6, 4 or 2; None when unhurt enough for none
     (11 PG or more) and 0 when dead."""
     _whole("pg", pg)
     if pg == 0:
@@ -316,7 +316,7 @@ class Health:
 
     @cached_property
     def pg(self) -> int:
-        # RULES.md section 4, "dead means PG 0, always": a raised CON does not bring the dead back.
+        # docs/rules.md §4, "dead means PG 0, always": a raised CON does not bring the dead back.
         if self.died_at is not None:
             return 0
         return min(max(self.max_pg - self.damage, 0), self.max_pg)
@@ -579,12 +579,12 @@ def apply_wound(health: Health, wound: Wound) -> Health:
 
 
 def _died(health: Health) -> Health:
-    """PG reached 0: the character dies now, and its recovery progress goes (RULES.md section 7.2)."""
+    """PG reached 0: the character dies now, and its recovery progress goes (docs/rules.md §7.2)."""
     return replace(health, died_at=health.now, progress=())
 
 
 def change_constitution(health: Health, constitution: int) -> Health:
-    """A CON edit (RULES.md section 7.9): max PG moves with it and the outstanding damage stays. If that brings PG to
+    """A CON edit (docs/rules.md §7.9): max PG moves with it and the outstanding damage stays. If that brings PG to
     0 the character dies now; the dead stay dead, at 0 PG, whatever their new CON."""
     if health.died_at is None and health.pg == 0:
         health = _died(health)  # already at 0 PG with no death recorded: it died before this edit, not after
@@ -624,7 +624,7 @@ def roll_check(
 def exertion_check(health: Health, die: int) -> tuple[Health, CheckResult]:
     """1d12 + CON (an *other* roll) against 12; failure costs 1 PG of kind exertion.
 
-    RULES.md section 4: the check exists only while 1 ≤ PG ≤ 4; it is refused at 5 PG or more and for the dead.
+    docs/rules.md §4: the check exists only while 1 ≤ PG ≤ 4; it is refused at 5 PG or more and for the dead.
     """
     _alive(health, "make an exertion check")
     if not health.penalties.exertion:

@@ -1,5 +1,5 @@
-"""The rules page: RULES.md put in words for the table, every number read from the engine itself (its constants, and
-its functions run on worked examples), so the page cannot disagree with what the app does.
+"""The rules page: docs/rules.md put in words for the table, every number read from the engine itself (its constants,
+and its functions run on worked examples), so the page cannot disagree with what the app does.
 
 Each line has an anchor: the table and the sheet link a roll's breakdown or a penalty to the line that explains it
 (`why`), in the reader's language.
@@ -175,7 +175,7 @@ def penalties() -> Section:
 
 
 # --- a character's condition in one word: what the other players may read of it ---------------------------------------
-# Six words for the seven rows of RULES.md section 4's penalty table, settled for issue 13: Ileso at full PG; Herido
+# Six words for the seven rows of docs/rules.md §4's penalty table, settled for issue 13: Ileso at full PG; Herido
 # with 11 PG or more, short of full (the row without penalties); Malherido on the rows 9–10 and 7–8; Grave on 5–6 and
 # 3–4; Moribundo on 1–2; Muerto at 0 (dead). Read from the engine's rows (engine.penalty_row), so a word can never
 # disagree with the penalty table. Two rows share a word: the word tells no more than it says.

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 class WoundKind(models.TextChoices):
-    """RULES.md section 2: every loss of PG is a wound of one of these kinds (the engine's KINDS)."""
+    """docs/rules.md §2: every loss of PG is a wound of one of these kinds (the engine's KINDS)."""
 
     ATTACK = "attack", _("Ataque físico directo")
     COLLISION = "collision", _("Colisión")
@@ -40,7 +40,7 @@ class Category(models.TextChoices):
     SERIOUS = "serious", _("grave")
 
 
-# RULES.md section 5: name, category, penalty, PG per week. Added by migration rules.0002; `ensure_builtin` puts
+# docs/rules.md §5: name, category, penalty, PG per week. Added by migration rules.0002; `ensure_builtin` puts
 # them back where a database was emptied without migrating (e.g. after a transactional test's flush). The names are
 # stored, compared (name clashes) and exported as written here, in Spanish; `disease_name` shows them translated.
 BUILTIN_DISEASES = [
@@ -74,13 +74,13 @@ class DiseaseQuerySet(models.QuerySet["Disease"]):
         return self.filter(Q(campaign=None) | Q(campaign=campaign), retired=False)
 
 
-# A disease's numbers (RULES.md section 5), narrower than the database columns so that a typo is a clear message.
+# A disease's numbers (docs/rules.md §5), narrower than the database columns so that a typo is a clear message.
 PENALTY_MIN = -20
 PG_PER_WEEK_MAX = 100
 
 
 def disease_errors(category: str, penalty: int | None, pg_per_week: int | None) -> dict[str, str]:
-    """What is wrong with a disease's numbers, by field (RULES.md section 5); empty when nothing is."""
+    """What is wrong with a disease's numbers, by field (docs/rules.md §5); empty when nothing is."""
     errors: dict[str, object] = {}
     if penalty is not None and not PENALTY_MIN <= penalty <= 0:
         errors["penalty"] = _("La penalización debe estar entre %(low)s y 0.") % {"low": minus(PENALTY_MIN)}
@@ -202,7 +202,7 @@ class Illness(models.Model):
 
 
 class CheckKind(models.TextChoices):
-    """The checks a player rolls at the table and the GM can call for (RULES.md sections 2, 4 and 5)."""
+    """The checks a player rolls at the table and the GM can call for (docs/rules.md §§2, 4 and 5)."""
 
     FALL = "fall", _("Tirada de caída")
     RESISTANCE = "resistance", _("Tirada de resistencia")

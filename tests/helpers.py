@@ -162,7 +162,7 @@ def log_mismatches(campaign: Campaign | int) -> list[str]:
 
 
 def death_invariant_violations() -> list[tuple]:
-    """RULES.md section 4, "dead means PG 0, always": no one alive at 0 PG, no one dead above it."""
+    """docs/rules.md §4, "dead means PG 0, always": no one alive at 0 PG, no one dead above it."""
     return list(
         Character.everyone.filter(Q(pg=0, died_at=None) | Q(died_at__isnull=False, pg__gt=0)).values_list(
             "name", "pg", "died_at"

@@ -256,7 +256,7 @@ def test_an_imported_log_plays_on(table: Table) -> None:
 
 
 def arabic(number: int) -> str:
-    """An id written in Arabic-Indic digits: int() reads it, RULES.md 7.11 does not."""
+    """An id written in Arabic-Indic digits: int() reads it, docs/rules.md §7.11 does not."""
     return str(number).translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩"))
 
 

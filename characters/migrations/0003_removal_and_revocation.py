@@ -30,7 +30,7 @@ class Migration(migrations.Migration):
             name='removed',
             field=models.BooleanField(default=False, editable=False, verbose_name='retirado de la campaña'),
         ),
-        # Dead means PG 0, always (RULES.md section 4): a CON raised on the dead once left them above 0.
+        # Dead means PG 0, always (docs/rules.md §4): a CON raised on the dead once left them above 0.
         migrations.RunSQL(
             "UPDATE characters_character SET pg = 0 WHERE died_at IS NOT NULL AND pg <> 0",
             migrations.RunSQL.noop,

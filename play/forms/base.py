@@ -194,7 +194,7 @@ CHOOSE = _("— elige —")  # the empty option of a select, in the UI's languag
 
 
 def ranged(name: str, label: StrOrPromise, required: bool = False, initial: int | None = None) -> forms.IntegerField:
-    """A number field whose range is the engine's (RULES.md section 7.11)."""
+    """A number field whose range is the engine's (docs/rules.md §7.11)."""
     low, high = engine.LIMITS[name]
     return WholeNumberField(
         label=label,

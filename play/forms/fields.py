@@ -1,5 +1,5 @@
-"""The generic web helpers every form of the site uses: numbers and row ids in ASCII digits only (RULES.md section
-7.11), what a POST sent, and an action's ActionError put on the form it came from."""
+"""The generic web helpers every form of the site uses: numbers and row ids in ASCII digits only (docs/rules.md
+§7.11), what a POST sent, and an action's ActionError put on the form it came from."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ _WHOLE_NUMBER = re.compile(r"\s*[-+]?[0-9]+\s*")
 
 
 class WholeNumberField(forms.IntegerField):
-    """A whole number in ASCII digits (RULES.md section 7.11). Django's IntegerField reads it with int(), which also
+    """A whole number in ASCII digits (docs/rules.md §7.11). Django's IntegerField reads it with int(), which also
     takes "٣", "５" or "1_000" (as 3, 5, 1000): those are refused as not a number, like any other text."""
 
     def to_python(self, value: Any) -> int | None:
@@ -53,7 +53,7 @@ class RowChoiceField(forms.ModelChoiceField):
 
 
 def digits(text: object) -> int | None:
-    """A number or id as a form or a URL sends it: ASCII digits only (RULES.md section 7.11), short enough for a
+    """A number or id as a form or a URL sends it: ASCII digits only (docs/rules.md §7.11), short enough for a
     database id (BIGINT); None for anything else — "٣", "1_000", "-1", or 5000 digits, which int() would refuse with
     an error of its own."""
     if isinstance(text, str) and 0 < len(text) <= 18 and text.isascii() and text.isdigit():

@@ -1,4 +1,4 @@
-"""Checks the GM calls for and the players roll on their phones (RULES.md sections 2, 4 and 5): a fall's 1d20 +
+"""Checks the GM calls for and the players roll on their phones (docs/rules.md §§2, 4 and 5): a fall's 1d20 +
 Saltar, a resistance check's 1d12 + CON, an exertion's 1d12 + CON. Calling one is logged; each answer — the die the
 player rolled at the table, or one the server rolls — runs the action it belongs to for that character with that die,
 exactly as if the GM had typed it (its log entry says who answered), and the GM may answer for anyone or cancel."""
@@ -42,7 +42,7 @@ def die_sides(kind: str) -> int:
 
 @transaction.atomic
 def call_check(campaign: Campaign | int, characters: Iterable[Character | int], call: Call, *, by: Actor) -> Outcome:
-    """Ask each chosen character's player for a check. The dead make none (RULES.md section 7.8); nor does whoever is
+    """Ask each chosen character's player for a check. The dead make none (docs/rules.md §7.8); nor does whoever is
     protected today from the disease's category; exertion is called only for whoever is at 1 to 4 PG."""
     chosen = ids(characters)
     if not chosen:

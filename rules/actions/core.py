@@ -43,7 +43,7 @@ class Outcome:
 
 
 def number(name: str, value: int, label: str) -> int:
-    """A number the GM typed, inside its range of RULES.md section 7.11 (engine.LIMITS)."""
+    """A number the GM typed, inside its range of docs/rules.md §7.11 (engine.LIMITS)."""
     low, high = engine.LIMITS[name]
     if not low <= value <= high:
         raise ActionError(

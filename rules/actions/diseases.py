@@ -1,4 +1,4 @@
-"""A campaign's own diseases (RULES.md section 5): its GM adds, edits, retires and brings them back. A disease someone
+"""A campaign's own diseases (docs/rules.md §5): its GM adds, edits, retires and brings them back. A disease someone
 has had is never deleted, since its episodes point at it; illnesses copy its numbers, so an edit rewrites no history."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The rules actions on health: damage, time, illness, care and exertion (RULES.md sections 2 to 6)."""
+"""The rules actions on health: damage, time, illness, care and exertion (docs/rules.md §§2 to 6)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def apply_damage(
     by: Actor,
     call: events.Answer | None = None,
 ) -> Outcome:
-    """Wound one or several characters (RULES.md section 2, and 7.8 for a group): an attack's dice are rolled once and
+    """Wound one or several characters (docs/rules.md §2, and 7.8 for a group): an attack's dice are rolled once and
     hit everyone; a collision or a fall uses each character's own weight unless the GM gave one; each falling
     character makes its own 1d20 + Saltar check (a die typed at the table, else the server rolls). The dead make no
     check, so a fall skips them; every other kind records its wound on them too, at 0 PG. `call`: the called check
@@ -182,7 +182,7 @@ def expose(
     call: events.Answer | None = None,
 ) -> Outcome:
     """Expose characters to a disease: each makes a resistance check 1d12 + CON unless protected today. The dead
-    make no check and are skipped (RULES.md section 7.8). `call`: the called check this answers, for the log."""
+    make no check and are skipped (docs/rules.md §7.8). `call`: the called check this answers, for the log."""
     chosen = ids(characters)
     if not chosen:
         raise ActionError(_("Elige al menos un personaje."), "characters")
@@ -251,7 +251,7 @@ def _illness_index(loaded: Loaded, illness: Illness | int) -> int:
 def treat_illness(
     campaign: Campaign | int, patient: Character | int, illness: Illness | int, healer: Character | int, *, by: Actor
 ) -> Outcome:
-    """Another character with Curar Heridas treats one illness (RULES.md: never the patient themself)."""
+    """Another character with Curar Heridas treats one illness (docs/rules.md: never the patient themself)."""
     campaign, [loaded] = locked(campaign, ids([patient]), by)
     found = _healer(campaign, healer)
     if found.pk == loaded.character.pk:

@@ -38,7 +38,7 @@ NOTES_LENGTH = 5000
 
 @dataclass(frozen=True)
 class Sheet:
-    """A character's sheet as the GM writes it: what RULES.md section 1 needs, a weight, notes, its player and what
+    """A character's sheet as the GM writes it: what docs/rules.md §1 needs, a weight, notes, its player and what
     the other players see of it (empty: what the campaign says)."""
 
     name: str
@@ -61,7 +61,7 @@ CHARACTER_PARTY_VIEWS = ("", *PartyView.values)
 
 
 def checked_sheet(campaign: Campaign, sheet: Sheet, player_now: int | None = None) -> Sheet:
-    """The same ranges the forms show (RULES.md sections 1 and 7.11), for any caller: a form, the admin, a script."""
+    """The same ranges the forms show (docs/rules.md §§1 and 7.11), for any caller: a form, the admin, a script."""
     name = checked_name(sheet.name, NAME_LENGTH)
     if len(sheet.notes) > NOTES_LENGTH or "\x00" in sheet.notes:
         raise ActionError(_("Las notas pueden tener como mucho %(max)s caracteres.") % {"max": NOTES_LENGTH}, "notes")
@@ -124,7 +124,7 @@ def add_character(campaign: Campaign | int, sheet: Sheet, *, by: Actor) -> Outco
 @transaction.atomic
 def edit_character(campaign: Campaign | int, character: Character | int, sheet: Sheet, *, by: Actor) -> Outcome:
     """Change a character's sheet. Only the fields that differ are written, re-read under the campaign lock; a new
-    CON moves max PG and keeps the damage (RULES.md section 7.9), and one that brings PG to 0 kills now. Giving the
+    CON moves max PG and keeps the damage (docs/rules.md §7.9), and one that brings PG to 0 kills now. Giving the
     character a player cancels its pending invitation links."""
     campaign, [loaded] = locked(campaign, ids([character]), by)
     row = loaded.character

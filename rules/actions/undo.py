@@ -1,4 +1,4 @@
-"""Undo (RULES.md section 7.10): the latest event not yet undone is undone, and only that one."""
+"""Undo (docs/rules.md §7.10): the latest event not yet undone is undone, and only that one."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Every field of every log entry's details (rules.events), bounded on import as the action that writes it bounds it:
 a name as rules.actions.core.checked_name takes it, with its kind's length (a character's, a disease's); a number in
-its range of RULES.md 7.11 (engine.LIMITS), of a sheet (characters.models.SHEET_RANGES) or of a disease
+its range of docs/rules.md §7.11 (engine.LIMITS), of a sheet (characters.models.SHEET_RANGES) or of a disease
 (rules.models); a roll as the engine rolls it; a group or a template no larger than the site's cap on characters.
 Each bound is read from where it is defined, never written again here.
 

@@ -1,6 +1,6 @@
 from django.db import migrations
 
-# RULES.md section 5: name, category, penalty, PG per week.
+# docs/rules.md §5: name, category, penalty, PG per week.
 BUILTIN = [
     ("Resfrío común", "common", -1, None),
     ("Fiebre", "common", -2, None),

@@ -200,7 +200,7 @@ def test_every_action_reaches_every_open_screen_as_a_fresh_load_shows_it(screens
     submit(page, form, "Tratar heridas")
     screens.check("treating wounds")
 
-    # Down to 4 PG the exertion link appears (RULES.md section 4); a failed check costs 1 PG.
+    # Down to 4 PG the exertion link appears (docs/rules.md §4); a failed check costs 1 PG.
     damage(page, "Aldara", "Ataque físico directo", {"Daño (PG o tirada)": str(Aldara.pg() - 4)})
     screens.check("the exertion band")
     form = open_card_form(page, "Aldara", "Esfuerzo")

@@ -232,7 +232,7 @@ json_value = st.recursive(
 
 # Values at the edges of what the actions take, by the type of the value they replace: empty, blank, NUL, invisible,
 # untrimmed and one past each length of a name, a username, a dice expression or notes; numbers one past each range
-# of RULES.md 7.11 and of a sheet, huge ones; and the wrong type.
+# of docs/rules.md §7.11 and of a sheet, huge ones; and the wrong type.
 LENGTHS = (dice.MAX_EXPRESSION_LENGTH, DISEASE_NAME_LENGTH, NAME_LENGTH, USERNAME_LENGTH, NOTES_LENGTH)
 EDGES: dict[type, list[Any]] = {
     str: ["", " ", "\x00", "\u200b", " a", "a ", "a b", "#", 7, None, *("a" * (n + 1) for n in LENGTHS)],

@@ -27,7 +27,7 @@ from tests.examples import examples
 
 def test_units():
     assert (TURN, MINUTE, HOUR, DAY, WEEK) == (6, 60, 3600, 86_400, 604_800)
-    # RULES.md 7.14: a month is 30 days and a year 365, defined once, in the engine.
+    # docs/rules.md §7.14: a month is 30 days and a year 365, defined once, in the engine.
     assert (MONTH, YEAR) == (30 * DAY, 365 * DAY) and (clock.MONTH, clock.YEAR) == (engine.MONTH, engine.YEAR)
 
 
@@ -220,7 +220,7 @@ def test_parse_duration_refuses_what_is_not_text():
 
 @pytest.mark.parametrize("text", ["²", "2²h", "８h", "①d", "1h ²"])
 def test_parse_duration_refuses_digits_that_are_not_ascii(text):
-    # RULES.md 7.11: numbers are ASCII digits only; a superscript or full-width digit is not read as one.
+    # docs/rules.md §7.11: numbers are ASCII digits only; a superscript or full-width digit is not read as one.
     with pytest.raises(ValueError, match="No se entiende"):
         parse_duration(text)
 

@@ -202,7 +202,7 @@ def test_exertion_at_one_pg_can_kill(world: World):
 
 @pytest.mark.parametrize("damage, pg", [(0, 50), (45, 5), (10, 40)])
 def test_exertion_at_five_pg_or_more_is_refused(world: World, damage: int, pg: int):
-    """RULES.md section 4: the check exists only while 1 ≤ PG ≤ 4."""
+    """docs/rules.md §4: the check exists only while 1 ≤ PG ≤ 4."""
     if damage:
         actions.apply_damage(world.campaign_a, [world.npc_a], Attack(amount=damage), by=world.gm_a)
     assert reload(world.npc_a).pg == pg

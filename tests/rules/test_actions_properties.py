@@ -59,7 +59,7 @@ def perform(world: World, action: tuple) -> None:
         for illness in Illness.objects.filter(character=patient, cured_at=None):
             actions.treat_illness(a, patient, illness, healer, by=gm)
             illness.refresh_from_db()
-            if illness.cured_at is None:  # a common illness is cured by the treatment alone (RULES.md section 5)
+            if illness.cured_at is None:  # a common illness is cured by the treatment alone (docs/rules.md §5)
                 actions.medicate(a, patient, illness, by=gm)
     elif name == "exertion":
         actions.exertion(a, patient, die=args[0], by=gm)
@@ -74,8 +74,8 @@ def refusal_expected(world: World, action: tuple) -> bool:
     if name == "cure":
         return health.dead and any(not illness.cured for illness in health.illnesses)
     if name == "exertion":
-        return not 1 <= health.pg <= 4  # RULES.md section 4: only while 1 ≤ PG ≤ 4, never for the dead
-    return health.dead and name in ("expose", "fall")  # the dead make no check (RULES.md section 7.8)
+        return not 1 <= health.pg <= 4  # docs/rules.md §4: only while 1 ≤ PG ≤ 4, never for the dead
+    return health.dead and name in ("expose", "fall")  # the dead make no check (docs/rules.md §7.8)
 
 
 def game_state(world: World):

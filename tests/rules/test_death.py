@@ -1,4 +1,4 @@
-"""RULES.md section 4, "dead means PG 0, always", on every path: the engine, the actions (a CON edit included), the
+"""docs/rules.md §4, "dead means PG 0, always", on every path: the engine, the actions (a CON edit included), the
 pages and the admin. A character is dead exactly when its PG is 0 or a death is recorded, and a dead one stays at 0."""
 
 from dataclasses import replace
@@ -27,7 +27,7 @@ def test_a_con_edit_that_brings_pg_to_zero_kills_now():
     assert health.progress and health.pg == 5
     dead = engine.change_constitution(health, 7)
     assert (dead.pg, dead.max_pg, dead.died_at, dead.dead) == (0, 70, 12 * HOUR, True)
-    assert dead.progress == ()  # RULES.md section 7.2: death clears the progress
+    assert dead.progress == ()  # docs/rules.md §7.2: death clears the progress
     assert dead.wounds == health.wounds  # the damage stays
 
 
@@ -173,7 +173,7 @@ def test_the_dead_at_zero_pg_is_a_database_rule(world: World):
 
 def test_a_character_left_at_zero_pg_by_the_old_edit_stays_dead_when_its_con_is_raised(world: World):
     """Rows written before this rule could be at 0 PG with no death recorded (issue 9: CON 8, 75 lost, CON edited to
-    7). They are dead (RULES.md section 4): raising CON must not bring them back."""
+    7). They are dead (docs/rules.md §4): raising CON must not bring them back."""
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=75), by=world.gm_a)
     actions.advance_clock(world.campaign_a, HOUR, resting=[], by=world.gm_a)
     Character.objects.filter(pk=world.char_a1.pk).update(constitution=7, pg=0)  # the old bug's leftover

@@ -1,4 +1,4 @@
-"""Unit tests for rules/engine.py: every table row in RULES.md and each rule about recovery, illness and death."""
+"""Unit tests for rules/engine.py: every table row in docs/rules.md and each rule about recovery, illness and death."""
 
 import pytest
 
@@ -32,7 +32,7 @@ from rules.engine import (
     treat_wounds,
 )
 
-# The built-in diseases of RULES.md section 5: name -> (category, penalty, PG per week).
+# The built-in diseases of docs/rules.md §5: name -> (category, penalty, PG per week).
 from tests.rules.engine_states import disease, fall_ill, wounded
 
 

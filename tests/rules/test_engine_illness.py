@@ -1,4 +1,4 @@
-"""The engine against RULES.md sections 5 and 6: illness, recovery, death inside an advance, and state values."""
+"""The engine against docs/rules.md §§5 and 6: illness, recovery, death inside an advance, and state values."""
 
 import dataclasses
 
@@ -26,7 +26,7 @@ from rules.engine import (
     treat_wounds,
 )
 
-# The built-in diseases of RULES.md section 5: name -> (category, penalty, PG per week).
+# The built-in diseases of docs/rules.md §5: name -> (category, penalty, PG per week).
 from tests.rules.engine_states import DISEASES, amounts, disease, fall_ill, wounded
 
 

@@ -109,7 +109,7 @@ def test_the_heal_moments_are_the_ones_bisection_finds(health, duration, resting
 @pytest.mark.parametrize(("weekly", "healed", "died_at"), [(8, ((0, WEEK),), None), (9, (), WEEK)])
 def test_a_last_pg_due_when_a_weekly_loss_falls_comes_after_it(weekly, healed, died_at):
     # 10 PG, 3 left; a day of rest per PG, so the attack's 7th PG is due at the very second the first week's loss is.
-    # Losses first (RULES.md section 6): a loss of 8 leaves 1 PG and the wound heals that second; 9 kills first.
+    # Losses first (docs/rules.md §6): a loss of 8 leaves 1 PG and the wound heals that second; 9 kills first.
     illness = Illness("serious", -2, weekly, name="Homebrew", key="homebrew")
     health = Health(1, (Wound("attack", 7),), (illness,))
     seen = preview(health, WEEK + DAY)

@@ -74,7 +74,7 @@ def test_in_english(client, db):
 
 # --- the band words: what the other players read of a character (issue 13) --------------------------------------------
 
-SETTLED = {  # PG → word, issue 13's reading of RULES.md section 4 (full PG is Ileso whatever the CON)
+SETTLED = {  # PG → word, issue 13's reading of docs/rules.md §4 (full PG is Ileso whatever the CON)
     0: "dead",
     1: "dying",
     2: "dying",
