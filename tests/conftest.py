@@ -12,11 +12,10 @@ from django.utils import translation
 from hypothesis import settings as hypothesis_settings
 from playwright.sync_api import Browser, sync_playwright
 
-from campaigns.models import Campaign, Invitation, Membership, Role
 from characters.models import Character
 from rules.models import Disease
 from tests.examples import CI_EXAMPLES
-from tests.helpers import CHROMIUM_ARGS, World, chromium_path, make_user, reload
+from tests.helpers import CHROMIUM_ARGS, World, built_world, chromium_path, reload
 from tests.servers import asgi_server
 
 # Hypothesis's profiles (tests/examples.py): "ci" runs each test's own number of examples (make test, CI); "dev"
@@ -108,36 +107,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture
 def world(db) -> World:
-    gm_a, player_a, player_a2, gm_b, outsider = (
-        make_user(name) for name in ("gm_a", "player_a", "player_a2", "gm_b", "outsider")
-    )
-    campaign_a = Campaign.objects.create(name="A", gm=gm_a)
-    campaign_b = Campaign.objects.create(name="B", gm=gm_b)
-    Membership.objects.create(campaign=campaign_a, user=player_a)
-    Membership.objects.create(campaign=campaign_a, user=player_a2)
-    char_a1 = Character.objects.create(campaign=campaign_a, player=player_a, name="Aldara", constitution=8)
-    char_a2 = Character.objects.create(campaign=campaign_a, player=player_a2, name="Borin", constitution=12)
-    npc_a = Character.objects.create(campaign=campaign_a, name="Tomás", constitution=5)
-    char_b = Character.objects.create(campaign=campaign_b, name="Zed", constitution=10)
-    invite_a = Invitation.objects.create(campaign=campaign_a, character=npc_a)
-    co_gm, ex_co_gm = make_user("co_gm"), make_user("ex_co_gm")
-    Membership.objects.create(campaign=campaign_a, user=co_gm, role=Role.GM)
-    return World(
-        gm_a,
-        player_a,
-        player_a2,
-        gm_b,
-        outsider,
-        campaign_a,
-        campaign_b,
-        char_a1,
-        char_a2,
-        npc_a,
-        char_b,
-        invite_a,
-        co_gm,
-        ex_co_gm,
-    )
+    return built_world()
 
 
 @pytest.fixture

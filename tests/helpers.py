@@ -24,7 +24,7 @@ from django.db.models import Q, QuerySet
 from django.test import Client
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from campaigns.models import Campaign, Event, Invitation, Membership
+from campaigns.models import Campaign, Event, Invitation, Membership, Role
 from characters.models import Character
 from config.env import env_bool
 from rules import actions, engine, mapping, notify
@@ -65,6 +65,40 @@ def removed_co_gm(world: World) -> None:
 
 def make_user(username: str):
     return get_user_model().objects.create_user(username=username, password="pw-" + username)
+
+
+def built_world() -> World:
+    """The personas' world: two campaigns and every kind of visitor (tests/helpers.World)."""
+    gm_a, player_a, player_a2, gm_b, outsider = (
+        make_user(name) for name in ("gm_a", "player_a", "player_a2", "gm_b", "outsider")
+    )
+    campaign_a = Campaign.objects.create(name="A", gm=gm_a)
+    campaign_b = Campaign.objects.create(name="B", gm=gm_b)
+    Membership.objects.create(campaign=campaign_a, user=player_a)
+    Membership.objects.create(campaign=campaign_a, user=player_a2)
+    char_a1 = Character.objects.create(campaign=campaign_a, player=player_a, name="Aldara", constitution=8)
+    char_a2 = Character.objects.create(campaign=campaign_a, player=player_a2, name="Borin", constitution=12)
+    npc_a = Character.objects.create(campaign=campaign_a, name="Tomás", constitution=5)
+    char_b = Character.objects.create(campaign=campaign_b, name="Zed", constitution=10)
+    invite_a = Invitation.objects.create(campaign=campaign_a, character=npc_a)
+    co_gm, ex_co_gm = make_user("co_gm"), make_user("ex_co_gm")
+    Membership.objects.create(campaign=campaign_a, user=co_gm, role=Role.GM)
+    return World(
+        gm_a,
+        player_a,
+        player_a2,
+        gm_b,
+        outsider,
+        campaign_a,
+        campaign_b,
+        char_a1,
+        char_a2,
+        npc_a,
+        char_b,
+        invite_a,
+        co_gm,
+        ex_co_gm,
+    )
 
 
 def client_for(user) -> Client:

@@ -9,8 +9,9 @@ Each generated request runs in a savepoint that is rolled back, so every example
 
 from __future__ import annotations
 
+import copy
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -19,8 +20,9 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.messages import ERROR, get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from django.db import transaction
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import Resolver404, resolve, reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -30,7 +32,7 @@ from characters.models import Character
 from rules import actions, backup
 from rules.damage import Attack
 from tests.examples import examples
-from tests.helpers import HTMX, World
+from tests.helpers import HTMX, built_world
 from tests.odd_requests import (
     LONG_ID,
     ODD_CLASSES,
@@ -47,9 +49,23 @@ from tests.odd_requests import (
 )
 
 
+@pytest.fixture(scope="module")
+def built_table(django_db_setup, django_db_blocker) -> Iterator[Table]:
+    """The table, built once for this file's tests (some 290, most of them one request) and committed: each test runs
+    in a transaction rolled back at its end (pytest-django's `db`), so each finds it as built. Taken away after the
+    file's last test, as a transactional test's data is, so that the next file finds the database empty."""
+    with django_db_blocker.unblock():
+        with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+            built = set_table(built_world())
+        yield built
+        call_command("flush", interactive=False, verbosity=0)
+
+
 @pytest.fixture
-def table(world: World) -> Table:
-    return set_table(world)
+def table(built_table: Table, db) -> Table:
+    """The table as built, with no persona signed in yet: a copy of its objects, so that what a test does to them in
+    memory (an action moves a campaign's version) never reaches the next test."""
+    return copy.deepcopy(built_table)
 
 
 def test_the_state_compared_sees_every_change_a_request_makes(table: Table) -> None:
