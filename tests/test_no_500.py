@@ -55,10 +55,12 @@ def built_table(django_db_setup, django_db_blocker) -> Iterator[Table]:
     in a transaction rolled back at its end (pytest-django's `db`), so each finds it as built. Taken away after the
     file's last test, as a transactional test's data is, so that the next file finds the database empty."""
     with django_db_blocker.unblock():
-        with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
-            built = set_table(built_world())
-        yield built
-        call_command("flush", interactive=False, verbosity=0)
+        try:
+            with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+                built = set_table(built_world())
+            yield built
+        finally:  # even when building it failed half-way
+            call_command("flush", interactive=False, verbosity=0)
 
 
 @pytest.fixture
