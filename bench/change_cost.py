@@ -1,6 +1,6 @@
 """Where one change's CPU goes, in one process: the GM's POST (Django's test client, in-process: no socket, no
 uvicorn) with its queries, the action alone, and the live renders of the change for the three audiences of
-bench/live.py (the GM, two players), split by the parts of play.live that take the time.
+bench/live.py (the GM, two players), split by the parts of play.live.streams that take the time.
 
 Run: .venv/bin/python scripts/dev.py bench bench/change_cost.py  (or DATABASE_URL=… .venv/bin/python bench/…).
 Prints medians over 50 changes after 10 to warm up. It makes and drops its own test database.
@@ -31,7 +31,8 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 from campaigns import access  # noqa: E402
 from campaigns.models import Campaign, Membership  # noqa: E402
 from characters.models import Character  # noqa: E402
-from play import live_drawing, log_pages, screens, snapshot  # noqa: E402
+from play.screens import drawing, regions, snapshot, streamed  # noqa: E402
+from play.screens import log as screen_log  # noqa: E402
 from rules import actions  # noqa: E402
 from rules.damage import Attack  # noqa: E402
 from rules.notify import Change  # noqa: E402
@@ -39,8 +40,9 @@ from rules.notify import Change  # noqa: E402
 CHANGES, WARM_UP = 60, 10
 PARTS: dict[Any, list[str]] = {
     snapshot.Snapshot: ["read_ahead"],  # the rows every view draws from, in one round trip
-    screens: ["fragment", "timeline_for"],  # the regions' templates (play.jinja's, as screens imports it)
-    log_pages: ["entry_for", "fragment"],  # the log's entries, worded and drawn
+    drawing: ["fragment"],  # the regions' templates (play.jinja's, as the drawing imports it)
+    regions: ["timeline_for"],  # a sheet's chart
+    screen_log: ["entry_for", "fragment"],  # the log's entries, worded and drawn
 }
 
 
@@ -86,7 +88,7 @@ def main() -> None:
     form = {"slot": "party", "kind": "attack", "amount": "1", "characters": [a.pk, b.pk], "choices": choices}
     # The screens of bench/live.py: the GM's table and each player's page.
     views = [
-        live_drawing.Seen(screens.view_of(access.audience_of(user, campaign)), "http://localhost", "es")
+        streamed.Seen(drawing.view_of(access.audience_of(user, campaign)), "http://localhost", "es")
         for user in (gm, one, two)
     ]
     spent = timed_parts()
@@ -101,7 +103,7 @@ def main() -> None:
             spent[label].append(0.0)
         start = time.perf_counter()
         DRAWING[0] = True
-        live_drawing.draw_change(Change(campaign.pk, None, campaign.events.latest("id").pk), set(views))
+        streamed.draw_change(Change(campaign.pk, None, campaign.events.latest("id").pk), set(views))
         DRAWING[0] = False
         renders.append(time.perf_counter() - start)
         start = time.perf_counter()

@@ -61,8 +61,10 @@ class Probe(AppConfig):
         from bench import stack_floor
         from campaigns import access
         from config import signed_in
-        from play import answers, live
         from play.forms.base import ActionForm
+        from play.live import streams as live
+        from play.live.watchers import Watcher
+        from play.screens import answers
         from rules.actions import core
 
         FILE[0] = os.open(os.environ["BENCH_PROBE"], os.O_WRONLY | os.O_CREAT | os.O_APPEND)
@@ -89,11 +91,11 @@ class Probe(AppConfig):
         wrap(access, "table_for_gm", "table")  # the app's: the campaign and its characters, for the form
         wrap(ActionForm, "apply", "apply")
         wrap(core, "together", "lock")  # an action's first trip: the campaign locked, the characters read
-        wrap(core, "written_then_read", "write")  # its writes, its event and the rows its answer draws from
+        wrap(core, "in_one_trip", "write")  # its writes and its event, in one round trip
         wrap(answers, "drawn_here", "drawn")
         deliver = live.Hub.deliver
 
-        def delivered(self: live.Hub, watcher: live.Watcher, text: bytes | str, event: int = 0) -> None:
+        def delivered(self: live.Hub, watcher: Watcher, text: bytes | str, event: int = 0) -> None:
             deliver(self, watcher, text, event)
             mark("deliver")
 

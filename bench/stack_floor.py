@@ -41,7 +41,7 @@ from campaigns.models import Campaign
 logger = logging.getLogger(__name__)
 
 CHANNEL = "bench_stack_floor"
-QUEUE_SIZE = 64  # as play.live's
+QUEUE_SIZE = 64  # as play.live.streams's
 HEARTBEAT_SECONDS = 15.0
 CARD_BYTES = 1400  # one card as the app answers it in bench/live.py's campaign: its state and its actions
 MESSAGE_BYTES = (32, 65536)  # the sizes a change's message may be asked to have

@@ -156,7 +156,7 @@ def holds(campaign: Campaign, user: Visitor, right: Right, characters: Iterable[
 @dataclass(frozen=True)
 class Audience:
     """Everyone who sees the same things of one campaign: one of its GMs (the owner or a co-GM, who see the same
-    table: play.live draws it once for them all), or one player (all their tabs and phones)."""
+    table: play.live.streams draws it once for them all), or one player (all their tabs and phones)."""
 
     campaign_id: int
     user_id: int
@@ -294,7 +294,7 @@ def character_for_gm(user: Visitor, campaign_id: int, character_id: int) -> Char
 
 def session_for_user(user: Visitor, campaign_id: int, number: int) -> GameSession:
     """A game session whose recap this user may read: any of the GM's campaign, and for a player of the campaign one
-    whose recap the GM shared (which one of it they read is play.recaps'); else 404."""
+    whose recap the GM shared (which one of it they read is play.log.recaps'); else 404."""
     campaign = campaign_for_user(user, campaign_id)
     session = get_object_or_404(
         GameSession.objects.select_related("started", "ended"), campaign=campaign, number=number

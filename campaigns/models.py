@@ -235,8 +235,8 @@ class Visit(models.Model):
 
 
 class GameSession(models.Model):
-    """One evening of play: the GM starts it and ends it (rules.actions.sessions), each a log entry, so that the log
-    can be read by session and each session has its recap (rules.recaps). At most one is open per campaign."""
+    """One evening of play: the GM starts it and ends it (rules.actions.game_sessions), each a log entry, so that the
+    log can be read by session and each session has its recap (rules.stretches). At most one is open per campaign."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="game_sessions")
     number = models.PositiveIntegerField(_("número"))

@@ -12,7 +12,7 @@ whatever changes between calls must be an argument); its queryset is compiled th
 the slots filled, on the calling thread's connection, and builds rows exactly as the ORM does (`Making`: model
 instances with `select_related` and annotations, `values_list`'s rows). A list goes into a query through the `any`
 lookup (`pk__any=ids`: `= ANY(array)`, one statement whatever the list's length). `together` runs several compiled
-queries in one round trip: what a screen's drawing reads first (play.snapshot.Snapshot.read_ahead).
+queries in one round trip: what a screen's drawing reads first (play.screens.snapshot.Snapshot.read_ahead).
 
 `digests` asks PostgreSQL instead for a digest of the rows each query would give (the md5 of their text, in their
 order): what a screen drawn from those rows is kept under (play.screens.whole_screen), so that asking whether it is
@@ -370,27 +370,10 @@ def digests(*reads: tuple[Compiled[Any], dict[str, Any]]) -> tuple[str, ...]:
 def in_one_trip(statements: Sequence[tuple[str, Sequence[Any]]]) -> list[tuple[Any, ...]]:
     """Several statements (an action's writes) in one round trip, as `together` runs reads, each a prepared statement
     (`written`): the rows the last one returns (none when it returns none)."""
-    return written_then_read(statements, [])[0]
-
-
-def written_then_read(
-    statements: Sequence[tuple[str, Sequence[Any]]], reads: Sequence[tuple[Compiled[Any], dict[str, Any]]]
-) -> tuple[list[tuple[Any, ...]], list[list[Any]]]:
-    """`in_one_trip`'s writes, then these compiled reads (as `together` runs them), all in the same round trip: the
-    rows the last write returns, and what each read's `list` gives — the rows as the writes left them, in their
-    transaction."""
-    queries = [written(sql, params) for sql, params in statements] + [
-        query.statement(**values) for query, values in reads
-    ]
-    with sent(queries) as cursor:
+    with sent([written(sql, params) for sql, params in statements]) as cursor:
         for _statement in statements[1:]:
             cursor.nextset()
-        returned = list(cursor.fetchall()) if cursor.description is not None else []
-        results = []
-        for query, _values in reads:
-            cursor.nextset()
-            results.append(query.of_rows(cursor.fetchall()))
-        return returned, results
+        return list(cursor.fetchall()) if cursor.description is not None else []
 
 
 @contextmanager

@@ -45,7 +45,7 @@ STREAMS_PER_USER = int(os.environ.get("STREAMS_PER_USER", "12"))
 STREAM_CONNECTS_AT_ONCE = int(os.environ.get("STREAM_CONNECTS_AT_ONCE", "2"))
 # In front of them (config.asgi): a stream's connect just like one whose stream its browser closed a moment ago is let
 # in from memory, not through Django (a reconnect storm costs each browser no reads).
-STREAM_RECONNECTS = "play.connects.remembered"
+STREAM_RECONNECTS = "play.live.connects.remembered"
 
 INSTALLED_APPS = [
     "django.contrib.admin",

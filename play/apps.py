@@ -8,5 +8,9 @@ class PlayConfig(AppConfig):
 
     def ready(self) -> None:
         # The live streams' receivers (a logout, an account changed): connected in every process that can send them,
-        # the admin's and a management command's too, not only in those that serve a stream.
-        from play import live, sessions  # noqa: F401, PLC0415
+        # the admin's and a management command's too, not only in those that serve a stream (play.live.logins).
+        # The screens the live streams show, registered with them: the machinery knows no screen of its own.
+        from play.live import logins, streams  # noqa: F401, PLC0415
+        from play.screens import streamed  # noqa: PLC0415
+
+        streams.register(streamed.SCREENS)

@@ -1,6 +1,6 @@
 """The Jinja2 environment of the fragments every change draws (play/jinja2/, by Django's own Jinja2 backend): a card's
 state with its PG, wounds and illnesses (the sheet draws these three too), a log's entries, a player's companions and
-the undo button. DESIGN.md keeps Django's template language everywhere else, one language per fragment; these are
+the undo button. Django's template language is used everywhere else, one language per fragment; these are
 drawn for every screen a blow reaches, and Jinja2 draws them in about half the time (bench/RESULTS.md).
 
 The fragments speak as Django's templates do: `_("…")` is Django's gettext, its translation taken as the markup it is

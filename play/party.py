@@ -34,7 +34,7 @@ class Companion:
     pg: int | None = None
     max_pg: int | None = None
     dead: bool = False
-    band: str = ""  # the PG bar's colour (play.cards.band_of): with the exact PG only, which tells it anyway
+    band: str = ""  # the PG bar's colour (play.screens.cards.band_of): with the exact PG only, which tells it anyway
     condition: str = ""  # the word's key (rules.explained.CONDITIONS): also its class and its line on the rules page
 
     @property

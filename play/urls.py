@@ -3,7 +3,6 @@
 from django.urls import path, register_converter
 
 from campaigns.models import TOKEN_PATTERN
-from play import connects
 from play.views import (
     accounts,
     campaigns,
@@ -11,9 +10,11 @@ from play.views import (
     checks,
     co_gms,
     diseases,
+    game_sessions,
+    logs,
     offline,
     rules_page,
-    sessions,
+    streams,
     table,
     visits,
 )
@@ -73,10 +74,10 @@ urlpatterns = [
     path(DISEASES + "<int:disease_id>/retire/", diseases.disease_retire, name="disease_retire"),
     # the table, the players' pages and sheets, and the table's actions
     path(CAMPAIGN, table.campaign, name="campaign"),
-    path(CAMPAIGN + "stream/", connects.campaign_stream, name="campaign_stream"),
+    path(CAMPAIGN + "stream/", streams.campaign_stream, name="campaign_stream"),
     path(CHARACTER, table.character, name="character"),
-    path(CAMPAIGN + "log/", table.campaign_log, name="campaign_log"),
-    path(CHARACTER + "log/", table.character_log, name="character_log"),
+    path(CAMPAIGN + "log/", logs.campaign_log, name="campaign_log"),
+    path(CHARACTER + "log/", logs.character_log, name="character_log"),
     path(CAMPAIGN + "act/damage/", table.damage, name="damage"),
     path(CAMPAIGN + "act/expose/", table.expose, name="expose"),
     path(CAMPAIGN + "act/advance/", table.advance, name="advance"),
@@ -91,10 +92,10 @@ urlpatterns = [
     path(CAMPAIGN + "undo/", table.undo, name="undo"),
     path(CAMPAIGN + "seen/", visits.dismiss_visit, name="visit_dismiss"),
     # game sessions and their recaps
-    path(CAMPAIGN + "act/session/", sessions.game_session, name="game_session"),
-    path(CAMPAIGN + "sessions/", sessions.sessions, name="sessions"),
-    path(CAMPAIGN + "sessions/<int:number>/", sessions.recap, name="session_recap"),
-    path(CAMPAIGN + "sessions/<int:number>/share/", sessions.recap_share, name="recap_share"),
+    path(CAMPAIGN + "act/session/", game_sessions.game_session, name="game_session"),
+    path(CAMPAIGN + "sessions/", game_sessions.sessions, name="sessions"),
+    path(CAMPAIGN + "sessions/<int:number>/", game_sessions.recap, name="session_recap"),
+    path(CAMPAIGN + "sessions/<int:number>/share/", game_sessions.recap_share, name="recap_share"),
     path(CHARACTER + "invite/", table.invite, name="character_invite"),
     path(CAMPAIGN + "invitations/<int:invitation_id>/revoke/", table.revoke_invitation, name="invitation_revoke"),
 ]

@@ -7,41 +7,18 @@ re-read the state and render it themselves.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable, Iterable
-from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from collections.abc import Iterable
 from typing import Any
 
+import msgspec
 from django.db import connection
-
-from campaigns.models import Campaign, Event
-from config.compiled import Compiled
 
 CHANNEL = "twelveplus_changes"
 LIMIT = 7900  # bytes; PostgreSQL refuses payloads of 8000 bytes or more
 
-# The browser tab whose request is running (its X-Tab header), set by the page layer around a view that answers with
-# the regions it changed: that tab gets them in the answer, so its own stream leaves this change out (each change
-# reaches each screen once). Empty for everything else (a script, a page that redirects).
-acting_tab: ContextVar[str] = ContextVar("acting_tab", default="")
+# A browser tab's id (its X-Tab header, or its stream's `tab`), as static/js/screen.js makes one.
 TAB = re.compile(r"[A-Za-z0-9-]{8,40}")
-
-# Told of each event logged (its campaign and id), in the action's transaction, before it commits: set by the page
-# layer around a view that draws the change it makes for its own process's streams too (play.live_drawing.Promises),
-# so that the listener, which hears the change only after the commit, waits for that drawing instead of making its own.
-on_logged: ContextVar[Callable[[int, int], None] | None] = ContextVar("on_logged", default=None)
-
-# What the page layer reads of the campaign as an action leaves it, for the answer it draws: sent in the round trip
-# that logs the event, after the action's writes and in its transaction, instead of a round trip of its own after
-# the commit (config.compiled.written_then_read). Given the campaign and the event (its id not yet known), it names
-# its reads and what takes their rows once the event has its id. Set around a view that answers in place.
-type Reads = list[tuple[Compiled[Any], dict[str, Any]]]
-type Taken = Callable[[Event, list[list[Any]]], None]
-read_with_log: ContextVar[Callable[[Campaign, Event], tuple[Reads, Taken]] | None] = ContextVar(
-    "read_with_log", default=None
-)
 
 
 def tab_or_nothing(value: object) -> str:
@@ -49,10 +26,12 @@ def tab_or_nothing(value: object) -> str:
     return value if isinstance(value, str) and TAB.fullmatch(value) else ""
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(msgspec.Struct, frozen=True, omit_defaults=True, rename={"campaign_id": "campaign"}):
     """A campaign changed: `event` is the event logged (None: unknown, or the campaign is gone), `characters` the
-    characters whose state changed (None meaning every one of them), `tab` the browser tab that acted ("" if none)."""
+    characters whose state changed (None meaning every one of them), `tab` the browser tab that acted ("" if none:
+    a script, a page without script), which had the change in the answer to its request, so that its own stream
+    leaves it out. On the wire: {"campaign": 12, "characters": [3, 4], "event": 99, "tab": "…"}, the last two only
+    when they are set."""
 
     campaign_id: int
     characters: tuple[int, ...] | None
@@ -60,38 +39,29 @@ class Change:
     tab: str = ""
 
     def payload(self) -> str:
-        text = json.dumps(self.message())
-        if len(text.encode()) > LIMIT:
+        """The JSON text, spaced as PostgreSQL prints jsonb (", ", ": "): `sent_with` puts the event's id in as jsonb,
+        and the text it sends is then no longer than this one measured, but for the id."""
+        text = msgspec.json.format(msgspec.json.encode(self), indent=0)
+        if len(text) > LIMIT:
             # Too many to list: the whole campaign is re-rendered, which is always right, only slower.
-            text = json.dumps(replace(self, characters=None).message())
-        return text
+            text = msgspec.json.format(msgspec.json.encode(msgspec.structs.replace(self, characters=None)), indent=0)
+        return text.decode()
 
-    def message(self) -> dict[str, object]:
-        message: dict[str, object] = {"campaign": self.campaign_id, "characters": self.characters}
-        if self.event is not None:
-            message["event"] = self.event
-        if self.tab:
-            message["tab"] = self.tab
+    def message(self) -> dict[str, Any]:
+        """The payload as JSON values."""
+        message: dict[str, Any] = msgspec.to_builtins(self)
         return message
 
     @classmethod
     def parse(cls, payload: str) -> Change | None:
-        """The change a payload describes, or None for one this version does not understand."""
+        """The change a payload describes, or None for one this version does not understand (every field is of its
+        type; a tab that no browser would send is no tab)."""
         try:
-            message = json.loads(payload)
-            campaign_id = message["campaign"]
-            characters = message["characters"]
-            event = message.get("event")
-            tab = tab_or_nothing(message.get("tab", ""))
-            if type(campaign_id) is not int or (event is not None and type(event) is not int):
-                return None
-            if characters is None:
-                return cls(campaign_id, None, event, tab)
-            if not isinstance(characters, list) or not all(type(pk) is int for pk in characters):
-                return None
-            return cls(campaign_id, tuple(characters), event, tab)
-        except (ValueError, KeyError, TypeError, AttributeError):
+            change = msgspec.json.decode(payload, type=cls)
+        except msgspec.MsgspecError:  # not JSON (DecodeError), or not a change (ValidationError)
             return None
+        tab = tab_or_nothing(change.tab)
+        return change if tab == change.tab else msgspec.structs.replace(change, tab=tab)
 
 
 def send(campaign_id: int, character_ids: Iterable[int] | None, event_id: int | None = None) -> None:
@@ -100,26 +70,21 @@ def send(campaign_id: int, character_ids: Iterable[int] | None, event_id: int | 
         cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, change_of(campaign_id, character_ids, event_id).payload()])
 
 
-def sent_with(event: tuple[str, list[Any]], campaign_id: int, character_ids: Iterable[int]) -> tuple[str, list[Any]]:
+def sent_with(
+    event: tuple[str, list[Any]], campaign_id: int, character_ids: Iterable[int], tab: str = ""
+) -> tuple[str, list[Any]]:
     """The statement that logs an event (an INSERT … RETURNING its id), made to send the change naming that event as
     well, in the same round trip: its one row is the event's id. What `send` sends, with the event's id put in by
-    PostgreSQL (the payload leaves room for it under LIMIT)."""
+    PostgreSQL (the payload leaves room for it under LIMIT), and the tab that acted."""
     sql, params = event
-    payload = change_of(campaign_id, character_ids, None).payload()
+    payload = change_of(campaign_id, character_ids, None, tab).payload()
     notified = "pg_notify(%s, (%s::jsonb || jsonb_build_object('event', id))::text)"
     return f"WITH event AS ({sql}) SELECT id, {notified} FROM event", [*params, CHANNEL, payload]
 
 
-def logged(campaign_id: int, event_id: int) -> None:
-    """An event was logged (its change is sent at the commit): tell whoever is waiting to hear of it (`on_logged`)."""
-    told = on_logged.get()
-    if told is not None:
-        told(campaign_id, event_id)
-
-
-def change_of(campaign_id: int, character_ids: Iterable[int] | None, event_id: int | None) -> Change:
+def change_of(campaign_id: int, character_ids: Iterable[int] | None, event_id: int | None, tab: str = "") -> Change:
     characters = None if character_ids is None else tuple(character_ids)
-    return Change(campaign_id, characters, event_id, acting_tab.get())
+    return Change(campaign_id, characters, event_id, tab_or_nothing(tab))
 
 
 # Besides changes, the channel carries notices about accounts, each a one-key message: {kind: value}.
@@ -133,15 +98,16 @@ CHANGED_USER = "changed_user"
 
 def send_notice(kind: str, value: str | int) -> None:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, json.dumps({kind: value})])
+        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, msgspec.json.encode({kind: value}).decode()])
 
 
 def notice(payload: str, kind: str) -> object:
     """The value of a notice of this kind, or None for any other payload."""
     try:
-        return json.loads(payload).get(kind)
-    except (ValueError, AttributeError):
+        message = msgspec.json.decode(payload)
+    except msgspec.DecodeError:
         return None
+    return message.get(kind) if isinstance(message, dict) else None
 
 
 def send_session_ended(digest: str) -> None:

@@ -323,8 +323,8 @@ def streamed(
 ) -> str | None:
     """What the live stream sends one screen of an audience (its page, or with `sheet` that character's sheet): the
     whole screen without an event, else what the event touched; None when the audience may no longer watch."""
-    from play.live_drawing import Seen, draw_change
-    from play.screens import view_of
+    from play.screens.drawing import view_of
+    from play.screens.streamed import Seen, draw_change
     from rules.notify import Change
 
     seen = Seen(view_of(audience, sheet), site, language)
@@ -364,6 +364,13 @@ def routable(page: Page) -> Page:
     right after a load to miss them."""
     page.route("**/act/**", lambda route: route.fallback())
     return page
+
+
+def page_width(page: Page) -> int:
+    """How wide the page is laid out (its scroll width), once it has loaded with its stylesheet: on a loaded machine a
+    page can be read before its CSS applies, when the bare form is wider than a phone."""
+    page.wait_for_load_state("load")
+    return int(page.evaluate("document.documentElement.scrollWidth"))
 
 
 def screenshot(page: Page, name: str) -> None:
@@ -466,8 +473,8 @@ def regions(page: Page, selectors: list[str]) -> dict[str, dict | None]:
 
 
 def expect_live_equals_reload(live: Page, fresh: Page, selectors: list[str]) -> None:
-    """DESIGN.md principle 3: the live page, never reloaded, shows in each region what a fresh load of its URL shows
-    (`fresh`: another page of the same browser context, without live updates)."""
+    """docs/architecture.md principle 3: the live page, never reloaded, shows in each region what a fresh load of its
+    URL shows (`fresh`: another page of the same browser context, without live updates)."""
     fresh.goto(live.url)
     wanted = regions(fresh, selectors)
     try:

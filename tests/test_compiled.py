@@ -15,14 +15,14 @@ from django.utils import timezone
 # Every module that compiles a query, imported so that each is in Compiled.made.
 import campaigns.access
 import config.signed_in
-import play.cards
 import play.forms.base
-import play.snapshot
+import play.screens.cards
+import play.screens.snapshot
 import rules.actions.core
 import rules.queries
 from characters.models import Character
 from config import compiled
-from config.compiled import Compiled, Making, written_then_read
+from config.compiled import Compiled, Making, in_one_trip
 from config.compiled import together as compiled_together
 from rules import actions, mapping
 from rules.actions import Call
@@ -70,7 +70,12 @@ def busy(world: World) -> None:
 def test_each_compiled_query_gives_what_the_orm_gives(world: World) -> None:
     busy(world)
     hot = [config.signed_in.SESSION, config.signed_in.ACCOUNT, campaigns.access.CAMPAIGN_SEEN, play.forms.base.IN_PLAY]
-    hot += [rules.actions.core.LOCKED, play.cards.WOUNDS, play.snapshot.LATEST_HEADS, rules.queries.PENDING]
+    hot += [
+        rules.actions.core.LOCKED,
+        play.screens.cards.WOUNDS,
+        play.screens.snapshot.LATEST_HEADS,
+        rules.queries.PENDING,
+    ]
     assert set(hot) <= set(Compiled.made)
     for _round in range(2):  # the first run compiles, the second runs what was compiled
         for campaign, user in [
@@ -136,7 +141,7 @@ def test_every_slot_takes_a_value_and_nothing_else(world: World) -> None:
 @pytest.mark.django_db
 def test_a_list_goes_in_as_one_array_whatever_its_length(world: World) -> None:
     busy(world)
-    query = play.cards.WOUNDS
+    query = play.screens.cards.WOUNDS
     for chosen in (
         [],
         [world.char_a1.pk],
@@ -145,7 +150,7 @@ def test_a_list_goes_in_as_one_array_whatever_its_length(world: World) -> None:
         with CaptureQueriesContext(connection) as ran:
             rows = query.rows(characters=chosen)
         assert len(ran) == 1
-        assert sorted({row[play.cards.WOUND_CHARACTER] for row in rows}) == sorted(
+        assert sorted({row[play.screens.cards.WOUND_CHARACTER] for row in rows}) == sorted(
             {pk for pk in chosen if pk in (world.char_a1.pk, world.char_a2.pk, world.char_b.pk)}
         )
 
@@ -177,8 +182,8 @@ def test_queries_read_together_give_what_each_gives_alone_in_one_round_trip(worl
     reads = [
         (config.signed_in.SESSION, {"key": odd, "now": timezone.now()}),
         (campaigns.access.ROSTER, {"campaign": world.campaign_a.pk}),
-        (play.cards.WOUNDS, {"characters": []}),  # nothing found in the middle of the run
-        (play.snapshot.LATEST_HEADS, {"campaign": world.campaign_b.pk}),
+        (play.screens.cards.WOUNDS, {"characters": []}),  # nothing found in the middle of the run
+        (play.screens.snapshot.LATEST_HEADS, {"campaign": world.campaign_b.pk}),
         (campaigns.access.ROSTER, {"campaign": world.campaign_b.pk}),
     ]
     with CaptureQueriesContext(connection) as ran:
@@ -302,13 +307,14 @@ def test_an_actions_writes_go_as_prepared_statements_each_prepared_once_per_conn
 
 
 @pytest.mark.django_db
-def test_reads_sent_after_writes_in_one_round_trip_see_the_writes(world: World) -> None:
-    """config.compiled.written_then_read: the writes, then compiled reads, in one round trip of the same transaction;
-    the reads give what their `list` gives after the writes, and the last write's rows come back as in_one_trip's."""
+def test_writes_in_one_round_trip_give_the_last_ones_rows(world: World) -> None:
+    """config.compiled.in_one_trip: the writes in one round trip of the same transaction, the last statement's rows
+    given back; a read after them sees the writes."""
     target = world.char_a1
     statement = mapping.update_statement([Character(pk=target.pk, name="Renamed")], ["name"])
     returning = ("SELECT %s::int", [7])
     with CaptureQueriesContext(connection) as ran:
-        returned, [names] = written_then_read([statement, returning], [(NAMES, {"campaign": world.campaign_a.pk})])
+        returned = in_one_trip([statement, returning])
     assert len(ran) == 1 and returned == [(7,)]
+    names = NAMES.list(campaign=world.campaign_a.pk)
     assert "Renamed" in names and names == list(NAMES.build(campaign=world.campaign_a.pk))

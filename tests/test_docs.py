@@ -1,11 +1,13 @@
 """The documents the code cites are in the repository: every "docs/rules.md §N" names a section that docs/rules.md
-has, and nothing cites the team's working copy of the rules (RULES.md), which lives outside it."""
+has, every "docs/architecture.md principle N" a principle docs/architecture.md states, and nothing cites the team's
+working copies of the rules and the design (RULES.md, DESIGN.md), which live outside it."""
 
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "docs" / "rules.md"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
 SKIPPED = {".venv", ".git", ".data", "staticfiles", "test-artifacts", "node_modules", "__pycache__"}
 SOURCES = {".py", ".html", ".jinja", ".txt", ".js", ".css", ".toml", ".cfg", ".md"}
 
@@ -45,3 +47,24 @@ def test_nothing_cites_a_copy_of_the_rules_outside_the_repository():
         if path != Path(__file__) and re.search(r"\bRULES\.md", path.read_text(errors="replace"))
     ]
     assert citing == [], f"cite docs/rules.md instead: {citing}"
+
+
+def test_every_principle_cited_is_one_the_architecture_states():
+    stated = set(re.findall(r"^(\d+)\. \*\*", ARCHITECTURE.read_text(), re.MULTILINE))
+    assert {"1", "3", "8", "10"} <= stated, stated
+    cited = {
+        (number, str(path.relative_to(ROOT)))
+        for path in sources()
+        for number in re.findall(r"docs/architecture\.md principles? (\d+)", path.read_text(errors="replace"))
+    }
+    assert len(cited) >= 5, "the code cites the principles by number: the pattern no longer finds them"
+    assert {(number, path) for number, path in cited if number not in stated} == set()
+
+
+def test_nothing_cites_the_design_outside_the_repository():
+    citing = [
+        str(path.relative_to(ROOT))
+        for path in sources()
+        if path != Path(__file__) and re.search(r"\bDESIGN(\.md| principle)", path.read_text(errors="replace"))
+    ]
+    assert citing == [], f"cite docs/architecture.md instead: {citing}"

@@ -5,9 +5,9 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from campaigns.clock import format_clock
-from play.cards import Card
 from play.jinja import duration, duration_in_full, render
-from play.screens import draw_region
+from play.screens.cards import Card
+from play.screens.regions import draw_region
 from rules.signs import signed
 
 register = template.Library()

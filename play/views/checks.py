@@ -1,6 +1,6 @@
 """Called checks at the table: a player answers their character's check from the phone (their page or the sheet),
 or the GM answers or takes back a call from the table. Each answer is one action of rules.actions, answered in place
-like any other (play.answers)."""
+like any other (play.screens.answers)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,14 @@ from django_htmx.http import reswap, retarget
 
 from campaigns import access
 from campaigns.models import Campaign
-from play.answers import HtmxHttpRequest, answers_in_place, in_place, part, render_changes, touched_by
-from play.checks import CheckLine, with_penalties
 from play.forms.checks import CheckAnswerForm, CheckCancelForm
 from play.log import outcome_lines
-from play.screens import Drawing, site_of, view_of
-from play.snapshot import Snapshot
-from play.touch import state_for
+from play.screens.answers import HtmxHttpRequest, acting, answers_in_place, in_place, part, render_changes, touched_by
+from play.screens.checks import CheckLine, with_penalties
+from play.screens.drawing import Drawing, view_of
+from play.screens.regions import site_of
+from play.screens.snapshot import Snapshot
+from play.screens.touch import state_for
 from rules import actions
 from rules.models import CalledCheck
 
@@ -37,7 +38,7 @@ def answer_check(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     form = CheckAnswerForm(request.POST, checks=checks, answerable=seen)
     where = request.POST.get("where", "page")
     where = where if where in ("page", "sheet", "table") and (where != "table" or audience.is_gm) else "page"
-    if form.is_valid() and (outcome := form.apply(request.user)) is not None:
+    if form.is_valid() and (outcome := form.apply(acting(request))) is not None:
         return checked(request, campaign, audience, outcome, where)
     errors = [str(message) for messages in form.errors.values() for message in messages]
     if not request.htmx:
@@ -119,7 +120,7 @@ def cancel_check(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     """The GM takes back called checks still waiting."""
     campaign = access.campaign_for_gm(request.user, campaign_id)
     form = CheckCancelForm(request.POST, campaign=campaign)
-    if form.is_valid() and (outcome := form.apply(request.user)) is not None:
+    if form.is_valid() and (outcome := form.apply(acting(request))) is not None:
         if not request.htmx:
             return redirect("campaign", campaign.pk)
         return render_changes(request, campaign, outcome, "checks")

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from campaigns import access
 from campaigns.models import Campaign, Role
-from play.screens import site_of
+from play.screens.regions import site_of
 from rules import actions
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST, require_safe
@@ -21,31 +21,25 @@ from django_htmx.http import reswap, retarget
 from campaigns import access
 from campaigns.models import Campaign
 from characters.models import Character
-from play.answers import (
-    PARTY_VIEW,
-    HtmxHttpRequest,
-    announcement,
-    answers_in_place,
-    render_changes,
-)
 from play.forms.advance import AdvanceForm
 from play.forms.base import IN_PLAY, TableActionForm
 from play.forms.care import ExertionForm, MedicateForm, PatientForm, TreatIllnessForm, TreatWoundsForm
 from play.forms.damage import DamageForm, ExposeForm
 from play.forms.fields import digits, posted
 from play.forms.party import PartyViewForm
-from play.jinja import fragment
-from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, log_page, sheet_log, table_log
-from play.pages import page
-from play.preview import preview_in_words
-from play.screens import (
-    View,
-    gm_drawing,
-    site_of,
-    view_of,
-    whole_drawing,
+from play.screens.answers import (
+    PARTY_VIEW,
+    HtmxHttpRequest,
+    acting,
+    announcement,
+    answers_in_place,
+    render_changes,
 )
-from play.visits import since_last_visit
+from play.screens.drawing import View, view_of
+from play.screens.pages import page
+from play.screens.preview import preview_in_words
+from play.screens.regions import gm_drawing, site_of, whole_drawing
+from play.screens.visits import since_last_visit
 from rules import actions
 
 type Initial = dict[str, str | list[str]]
@@ -64,7 +58,7 @@ def screen_page(
 ) -> HttpResponse:
     """A screen as a fresh load draws it: every region of it (play.screens), and its live stream's address; what
     only the owner may do (export, delete) is linked for the owner only (`is_owner`); the player's page and the GM's
-    table with "Desde tu última visita" (play.visits), which a GET marks as seen."""
+    table with "Desde tu última visita" (play.screens.visits), which a GET marks as seen."""
     drawing = whole_drawing(campaign, view, site_of(request), request)
     visit = since_last_visit(drawing, request.user) if request.method == "GET" else None
     return page(request, template, drawing, {"stream_url": stream_url(campaign, view), "is_owner": is_owner}, visit)
@@ -85,43 +79,6 @@ def character(request: HtmxHttpRequest, campaign_id: int, character_id: int) -> 
     found = access.character_for_user(request.user, campaign_id, character_id)
     audience = access.audience_of(request.user, found.campaign)
     return screen_page(request, "character_sheet.html", found.campaign, view_of(audience, found.pk))
-
-
-def page_before(request: HtmxHttpRequest) -> int | None:
-    """The event a log page ends before: None for the latest page; 404 for what is not an event id."""
-    if "before" not in request.GET:
-        return None
-    before = digits(request.GET["before"])
-    if before is None:
-        raise Http404
-    return before
-
-
-@require_GET
-def campaign_log(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
-    """A page of the GM's log: older entries on demand (the page before event `before`), of one game session's
-    (`session`, its number) when asked."""
-    campaign = access.campaign_for_gm(request.user, campaign_id)
-    before = page_before(request)
-    url = reverse("campaign_log", args=[campaign.pk])
-    session = None
-    if "session" in request.GET:
-        number = digits(request.GET["session"])
-        session = get_object_or_404(campaign.game_sessions, number=number if number is not None else 0)
-        url += f"?session={session.number}"
-    page = log_page(table_log(campaign, before=before, session=session), LOG_LENGTH, url)
-    return HttpResponse(fragment("log.jinja", {**page, "older": True}))
-
-
-@require_GET
-def character_log(request: HtmxHttpRequest, campaign_id: int, character_id: int) -> HttpResponse:
-    """A page of a sheet's log, for whoever may see the sheet."""
-    character = access.character_for_user(request.user, campaign_id, character_id)
-    before = page_before(request)
-    url = reverse("character_log", args=[campaign_id, character.pk])
-    unseen = access.roster_of(character.campaign).kept_from(access.audience_of(request.user, character.campaign))
-    page = log_page(sheet_log(character.campaign, character, before, unseen), SHEET_LOG_LENGTH, url)
-    return HttpResponse(fragment("log.jinja", {**page, "older": True}))
 
 
 # --- the answer every action view gives ------------------------------------------------------------------------------
@@ -208,7 +165,7 @@ def answer(
         message = _("La mesa ha cambiado desde que abriste este formulario: revisa las opciones y vuelve a enviarlo.")
         form.add_error(None, message)
     elif form.is_valid():
-        outcome = form.apply(request.user)
+        outcome = form.apply(acting(request))
         if outcome is not None:
             if not request.htmx:
                 return redirect("campaign", campaign.pk)
@@ -344,7 +301,7 @@ def party_view(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     """What the other players see of the characters, for the whole campaign: the GM's control on the table."""
     campaign = access.campaign_for_gm(request.user, campaign_id)
     form = PartyViewForm(posted(request), campaign=campaign)
-    if request.method == "POST" and form.is_valid() and (outcome := form.apply(request.user)) is not None:
+    if request.method == "POST" and form.is_valid() and (outcome := form.apply(acting(request))) is not None:
         if not request.htmx:
             return redirect("campaign", campaign.pk)
         return render_changes(request, campaign, outcome, PARTY_VIEW)
@@ -371,7 +328,7 @@ def undo(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     event = request.POST.get("event", "")
     expected = None if event == "" else (digits(event) or 0)
     try:
-        outcome = actions.undo(campaign, by=request.user, event=expected)
+        outcome = actions.undo(campaign, by=acting(request), event=expected)
         announce = _("Deshecho. ") + announcement(outcome)
     except actions.ActionError as error:
         outcome = actions.Outcome(None, [])
@@ -389,7 +346,7 @@ def invite(request: HtmxHttpRequest, campaign_id: int, character_id: int) -> Htt
     """The GM makes an invitation link for a character nobody plays: it shows in the character's card."""
     character = access.character_for_gm(request.user, campaign_id, character_id)
     try:
-        outcome = actions.create_invitation(character.campaign, character, by=request.user)
+        outcome = actions.create_invitation(character.campaign, character, by=acting(request))
     except actions.ActionError as error:
         return said_on_table(request, character.campaign, error.message, error=True)
     if outcome.event is None:
@@ -406,7 +363,7 @@ def revoke_invitation(request: HtmxHttpRequest, campaign_id: int, invitation_id:
     """The GM cancels a pending link: it hands over nothing from now on."""
     campaign = access.campaign_for_gm(request.user, campaign_id)
     try:
-        outcome = actions.revoke_invitation(campaign, invitation_id, by=request.user)
+        outcome = actions.revoke_invitation(campaign, invitation_id, by=acting(request))
     except actions.ActionError as error:
         return said_on_table(request, campaign, error.message, error=True)
     said = _("Enlace anulado: ya no sirve para reclamar el personaje.")

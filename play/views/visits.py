@@ -1,4 +1,5 @@
-"""The "Desde tu última visita" panel's "Entendido" (play.visits): it goes, and stays gone until something new."""
+"""The "Desde tu última visita" panel's "Entendido" (play.screens.visits): it goes, and stays gone until something
+new."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from campaigns import access
-from play.answers import HtmxHttpRequest
+from play.screens.answers import HtmxHttpRequest
 from rules.actions import visits
 
 

@@ -10,7 +10,7 @@ nothing. Every event can be undone (rules.actions.undo).
 from rules.actions.campaign import create_campaign, delete_campaign
 from rules.actions.checks import Call, answer_check, call_check, cancel_check
 from rules.actions.co_gms import create_co_gm_invitation, remove_co_gm, revoke_co_gm_invitation
-from rules.actions.core import ActionError, Actor, Outcome
+from rules.actions.core import ActionError, Actor, FromTab, Outcome
 from rules.actions.diseases import (
     DiseaseSheet,
     add_disease,
@@ -22,6 +22,7 @@ from rules.actions.diseases import (
     save_site_disease,
     site_name_clash,
 )
+from rules.actions.game_sessions import end_session, open_session, share_recap, start_session
 from rules.actions.health import (
     advance_clock,
     apply_damage,
@@ -32,7 +33,6 @@ from rules.actions.health import (
     treat_wounds,
 )
 from rules.actions.npcs import add_characters, delete_template, numbered_names, remove_characters, save_template
-from rules.actions.sessions import end_session, open_session, share_recap, start_session
 from rules.actions.sheet import (
     SHEET_FIELDS,
     InvitationGone,
@@ -51,6 +51,7 @@ __all__ = [
     "SHEET_FIELDS",
     "ActionError",
     "Actor",
+    "FromTab",
     "Call",
     "DiseaseSheet",
     "InvitationGone",

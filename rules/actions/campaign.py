@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from campaigns.access import Right
 from campaigns.models import Campaign
 from rules import notify
-from rules.actions.core import ActionError, Actor, checked_name, lock_campaign
+from rules.actions.core import ActionError, Actor, checked_name, lock_campaign, user_of
 from rules.actions.sheet import NAME_LENGTH
 from rules.models import CalledCheck, Illness
 
@@ -52,4 +52,4 @@ def delete_campaign(campaign: Campaign | int, *, by: Actor, typed_name: str | No
     campaign_id, name = campaign.pk, campaign.name
     campaign.delete()
     notify.send(campaign_id, None)  # its watchers find it gone (access.still_sees) and their streams end
-    logger.info("campaign %s «%s» deleted by %s", campaign_id, name, getattr(by, "username", None))
+    logger.info("campaign %s «%s» deleted by %s", campaign_id, name, getattr(user_of(by), "username", None))

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils.translation import gettext as _
 
@@ -17,7 +16,19 @@ from campaigns.access import Right
 from campaigns.models import Campaign, Event
 from characters.models import Character
 from rules import engine, events
-from rules.actions.core import ActionError, Actor, Outcome, engine_call, ids, load, lock_campaign, log, number, undoes
+from rules.actions.core import (
+    ActionError,
+    Actor,
+    Outcome,
+    engine_call,
+    ids,
+    load,
+    lock_campaign,
+    log,
+    number,
+    undoes,
+    user_of,
+)
 from rules.actions.health import all_dead, apply_damage, exertion, expose
 from rules.damage import Fall
 from rules.models import CalledCheck, CallStatus, CheckKind, Disease
@@ -114,15 +125,16 @@ def answer_check(campaign: Campaign | int, check: CalledCheck | int, *, by: Acto
     if row is None:
         raise ActionError(_("Esa tirada no existe."), "check")
     character = Character.everyone.get(pk=row.character_id)
-    is_gm = isinstance(by, User) and access.holds(campaign, by, Right.TABLE)  # a check is answered by someone
-    if not is_gm and not (by is not None and access.holds(campaign, by, Right.PLAYER, [character])):
+    user = user_of(by)  # a check is answered by someone
+    is_gm = user is not None and access.holds(campaign, user, Right.TABLE)
+    if not is_gm and not (user is not None and access.holds(campaign, user, Right.PLAYER, [character])):
         raise ActionError(_("Solo su jugador o el narrador pueden tirar por %(name)s.") % {"name": character.name})
     if row.status != CallStatus.PENDING:
         raise ActionError(_("Esa tirada ya no está pendiente: ya se tiró o se anuló."), "check")
     answered = events.Answer(
         check=row.pk,
         called=row.called_id,
-        by=by.username if isinstance(by, User) else "",
+        by=user.username if user is not None else "",
         gm=is_gm,
         typed=die is not None,
     )

@@ -17,12 +17,40 @@ from campaigns import access
 from campaigns.access import Right
 from campaigns.models import Campaign, Event
 from characters.models import Character
-from config.compiled import Compiled, Slot, together, written_then_read
+from config.compiled import Compiled, Slot, in_one_trip, together
 from rules import dice, engine, events, mapping, notify
 from rules.models import CheckKind, Illness, Wound
 
-# Who acts: a signed-in user, or nobody (a script); an anonymous visitor is recorded as nobody.
-type Actor = User | AnonymousUser | None
+
+@dataclass(frozen=True)
+class FromTab:
+    """Someone acting from a browser tab that gets the change in the answer to its request (play.screens.answers): the
+    change's notification names the tab (rules.notify.Change), so that the tab's own stream leaves it out — each
+    change reaches each screen once."""
+
+    user: User | AnonymousUser
+    tab: str
+
+
+# Who acts: a signed-in user (from a tab that gets the change in its answer, or not), or nobody (a script); an
+# anonymous visitor is recorded as nobody.
+type Actor = User | AnonymousUser | FromTab | None
+
+
+def person(by: Actor) -> User | AnonymousUser | None:
+    """Who acts, whatever tab they act from."""
+    return by.user if isinstance(by, FromTab) else by
+
+
+def tab_of(by: Actor) -> str:
+    """The browser tab an action is taken from ("" when none gets the change in its answer)."""
+    return by.tab if isinstance(by, FromTab) else ""
+
+
+def user_of(by: Actor) -> User | None:
+    """The account an action is recorded as taken by: None for a script or an anonymous visitor."""
+    user = person(by)
+    return user if isinstance(user, User) else None
 
 
 class ActionError(Exception):
@@ -90,10 +118,17 @@ def lock_campaign(campaign: Campaign | int, by: Actor, right: Right = Right.TABL
     return locked_campaign
 
 
+def holds(campaign: Campaign, by: Actor, right: Right, characters: Iterable[Character] = ()) -> bool:
+    """Whether `by` holds `right` at this campaign now (campaigns.access.holds), from whatever tab; a script (None)
+    holds every right."""
+    user = person(by)
+    return user is None or access.holds(campaign, user, right, characters)
+
+
 def allowed(campaign: Campaign, by: Actor, right: Right, characters: Iterable[Character] = ()) -> None:
     """Refuse, in words, an action `by` may no longer take at this campaign (campaigns.access.holds); nothing is
     written."""
-    if by is None or access.holds(campaign, by, right, characters):
+    if holds(campaign, by, right, characters):
         return
     refusals = {
         Right.OWNER: _("Solo quien creó la campaña puede hacer esto."),
@@ -247,15 +282,14 @@ def log(
 ) -> Event:
     """Append one event to the campaign log, bump the campaign's version and tell every server process. The action's
     own `writes` (its rows, rules.mapping.Changes) go to PostgreSQL in one round trip with the campaign's version, the
-    event and the notification that names it (rules.notify.sent_with) — and what the page layer reads of the change
-    for its answer (rules.notify.read_with_log)."""
+    event and the notification that names it and the tab that acted, if any (rules.notify.sent_with)."""
     clock_before = campaign.clock
     campaign.clock = clock_before if clock_after is None else clock_after
     campaign.version += 1
     event = Event(
         campaign=campaign,
         action=payload.kind_of_event,
-        actor=by if isinstance(by, User) else None,
+        actor=user_of(by),
         clock_before=clock_before,
         clock_after=campaign.clock,
         characters=characters,
@@ -266,15 +300,10 @@ def log(
     statements = [
         *(writes or []),
         mapping.update_statement([campaign], ["clock", "version"]),
-        notify.sent_with(mapping.insert_one_statement(event), campaign.pk, characters),
+        notify.sent_with(mapping.insert_one_statement(event), campaign.pk, characters, tab_of(by)),
     ]
-    ahead = notify.read_with_log.get()
-    reads, taken = ahead(campaign, event) if ahead is not None else ([], None)
-    [(event.pk, _notified)], rows = written_then_read(statements, reads)
+    [(event.pk, _notified)] = in_one_trip(statements)
     event._state.adding, event._state.db = False, DEFAULT_DB_ALIAS
-    notify.logged(campaign.pk, event.pk)
-    if taken is not None:
-        taken(event, rows)
     return event
 
 

@@ -12,7 +12,6 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns import access
 from campaigns.access import Right
 from campaigns.models import Campaign, Event, Invitation, Membership, PartyView, Role
 from characters.models import SHEET_RANGES, Character
@@ -24,6 +23,7 @@ from rules.actions.core import (
     Outcome,
     checked_name,
     finish,
+    holds,
     ids,
     lock_campaign,
     locked,
@@ -255,7 +255,7 @@ def edit_campaign(
     name = campaign.name if name is None else checked_name(name, NAME_LENGTH)
     gm = campaign.gm if gm is None else gm
     handed_over = gm.pk != campaign.gm_id
-    if handed_over and by is not None and not access.holds(campaign, by, Right.OWNER):
+    if handed_over and not holds(campaign, by, Right.OWNER):
         raise ActionError(_("Solo quien creó la campaña puede dársela a otro narrador."), "gm")
     party_view = campaign.party_view if party_view is None else party_view
     pairs: dict[str, tuple[Any, Any]] = {

@@ -5,15 +5,13 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from django.contrib.auth.models import User
 from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns import access
 from campaigns.models import Campaign, Event
 from rules import engine, events, mapping
-from rules.actions import checks, co_gms, diseases, npcs, sessions, sheet  # noqa: F401 - each registers its undoers
+from rules.actions import checks, co_gms, diseases, game_sessions, npcs, sheet  # noqa: F401 - each registers its undoers
 from rules.actions.core import (
     UNDOERS,
     ActionError,
@@ -21,9 +19,11 @@ from rules.actions.core import (
     Loaded,
     Outcome,
     finish,
+    holds,
     load,
     lock_campaign,
     right_to_undo,
+    user_of,
 )
 from rules.events import EventKind
 from rules.models import Disease
@@ -48,7 +48,7 @@ def undo(campaign: Campaign | int, *, by: Actor, event: Event | int | None = Non
     expected = event.pk if isinstance(event, Event) else event
     if expected is not None and latest.pk != expected:
         raise ActionError(_("Ese cambio ya se deshizo o ya no es el último: mira el registro."), "event")
-    if by is not None and not access.holds(campaign, by, right_to_undo(latest.action)):
+    if not holds(campaign, by, right_to_undo(latest.action)):
         # Undo takes the rights of what it undoes: a co-GM does not undo the owner's naming or removal of co-GMs.
         raise ActionError(_("Ese cambio solo puede deshacerlo quien creó la campaña."), "event")
     try:
@@ -79,7 +79,7 @@ def _undo(campaign: Campaign, latest: Event, by: Actor) -> Outcome:
     if payload.answered_call is not None:
         checks.reopen_checks(campaign, latest)  # it answered a called check: that check waits for its die again
     latest.undone, latest.undone_at = True, timezone.now()
-    latest.undone_by = by if isinstance(by, User) else None
+    latest.undone_by = user_of(by)
     latest.save(update_fields=["undone", "undone_at", "undone_by"])
     # What was undone travels with the undo, so the log can name it ("Deshecho: Exposición a Peste").
     undone = events.Undone(details=events.stored(payload), characters=list(latest.characters))

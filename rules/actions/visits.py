@@ -24,7 +24,7 @@ from django.db.models import BigIntegerField, Value
 from django.db.models.functions import Greatest
 
 from campaigns.models import Campaign, Visit
-from rules.actions.core import Actor
+from rules.actions.core import Actor, user_of
 
 # One statement: the first visit is created with nothing to tell; a later one moves `seen` to the latest event and,
 # if something logged beyond the old mark and what the account's live screens showed (`shown`) is news — done by
@@ -63,10 +63,11 @@ WHERE user_id = %(user)s AND campaign_id = %(campaign)s AND NOT EXISTS (SELECT 1
 def opened(campaign: Campaign, by: Actor, shown: int = 0) -> int | None:
     """`by` opens the campaign's page now: the event its panel counts from (after), or None for no panel. `shown`:
     the latest event the account's live screens of the campaign have shown (not news, though not marked yet)."""
-    if by is None or not by.is_authenticated:
+    user = user_of(by)
+    if user is None:
         return None
     with connection.cursor() as cursor:
-        cursor.execute(_OPENED, {"user": by.pk, "campaign": campaign.pk, "shown": shown})
+        cursor.execute(_OPENED, {"user": user.pk, "campaign": campaign.pk, "shown": shown})
         row = cursor.fetchone()
     return None if row is None or row[0] is None else int(row[0])
 
@@ -81,11 +82,11 @@ def watched(campaign_id: int, user_id: int, upto: int) -> None:
 
 def dismissed(campaign: Campaign, by: Actor) -> None:
     """The account put its panel away ("Entendido"): only what is logged from now on is news."""
-    if by is not None and by.is_authenticated:
-        Visit.objects.filter(user_id=by.pk, campaign_id=campaign.pk).update(since=None)
+    if (user := user_of(by)) is not None:
+        Visit.objects.filter(user_id=user.pk, campaign_id=campaign.pk).update(since=None)
 
 
 def told_nothing(campaign: Campaign, by: Actor, since: int) -> None:
     """The panel counted from `since` had nothing this account may read: none waits (unless another tab moved it)."""
-    if by is not None and by.is_authenticated:
-        Visit.objects.filter(user_id=by.pk, campaign_id=campaign.pk, since=since).update(since=None)
+    if (user := user_of(by)) is not None:
+        Visit.objects.filter(user_id=user.pk, campaign_id=campaign.pk, since=since).update(since=None)

@@ -70,7 +70,8 @@ type Modifier = Annotated[int, Meta(ge=min(engine.CON_MIN, engine.SKILL_MIN), le
 type PenaltyLabel = Annotated[str, Meta(pattern=r"^(pg|illness:[^\x00]+)\Z", max_length=8 + DISEASE_NAME_LENGTH)]
 type Expression = Annotated[str, Meta(min_length=1, max_length=dice.MAX_EXPRESSION_LENGTH)]
 type WeekLoss = Annotated[int, Meta(ge=1, le=PG_PER_WEEK_MAX)]
-type Number = Annotated[int, Meta(ge=1)]  # a session's: in order, and at most the site's cap (rules.backup.sessions)
+# A game session's number: in order, and at most the site's cap (rules.backup.game_sessions).
+type Number = Annotated[int, Meta(ge=1)]
 
 
 @functools.cache

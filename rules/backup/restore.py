@@ -26,9 +26,9 @@ from rules.actions.core import ActionError, checked_name
 from rules.actions.diseases import folded, names_of
 from rules.actions.sheet import NAME_LENGTH
 from rules.backup import references
+from rules.backup.game_sessions import sessions_of
 from rules.backup.read import as_document, invalid_copy
 from rules.backup.schema import CharacterEntry, DiseaseEntry, Document, EventEntry, TemplateEntry, with_diseases
-from rules.backup.sessions import sessions_of
 from rules.backup.validate import validate
 from rules.models import Disease, Illness, Wound
 

@@ -222,7 +222,7 @@ class TemplateEntry(Part, kw_only=True):
 
 class SessionEntry(Part, kw_only=True):
     """A game session (campaigns.models.GameSession): its number, the entries that started and ended it, and when its
-    recap was shared with the players. All of it is what the log says (rules.backup.sessions checks it)."""
+    recap was shared with the players. All of it is what the log says (rules.backup.game_sessions checks it)."""
 
     number: Annotated[int, Meta(ge=1, le=INTEGER)]
     started: EventKey

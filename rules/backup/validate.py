@@ -5,7 +5,7 @@ itself could have written it. Each refusal says where ("La copia no es válida: 
 - Every field of every entry's details holds what the action that writes it could have written (rules.backup.limits),
   every name is one the actions take, and no collection is larger than the site lets a campaign hold.
 - The log holds together, walked forwards as the actions wrote it (rules.backup.replay) and backwards as undo walks
-  it (rules.backup.undos); its sessions and templates are the ones it makes (rules.backup.sessions, .templates).
+  it (rules.backup.undos); its sessions and templates are the ones it makes (rules.backup.game_sessions, .templates).
 
 Every check is linear in the document (or n log n): a file of DOCUMENT_BYTES is judged in about a second at most.
 """
@@ -19,10 +19,10 @@ from rules import events
 from rules.actions.diseases import NAME_LENGTH as DISEASE_NAME_LENGTH
 from rules.actions.sheet import NAME_LENGTH
 from rules.backup import limits, references
+from rules.backup.game_sessions import sessions_of
 from rules.backup.read import invalid_copy, invalid_payload
 from rules.backup.replay import Replay
 from rules.backup.schema import Document, EventEntry
-from rules.backup.sessions import sessions_of
 from rules.backup.states import States, character_health
 from rules.backup.templates import templates_of
 from rules.backup.undos import Undos

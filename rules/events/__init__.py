@@ -19,6 +19,7 @@ from rules.events.base import (
     BIGINT,
     PAYLOADS,
     TEXT_LENGTH,
+    Answer,
     CharacterKey,
     CharacterRef,
     DamagedEntry,
@@ -41,9 +42,9 @@ from rules.events.base import (
     stored,
 )
 from rules.events.co_gms import CoGmJoined, CoGmLink, CoGmRemoved
+from rules.events.game_sessions import SessionEnded, SessionShared, SessionStarted
 from rules.events.health import (
     Advance,
-    Answer,
     Damage,
     DamageDice,
     Exertion,
@@ -55,7 +56,6 @@ from rules.events.health import (
     Undo,
     Undone,
 )
-from rules.events.sessions import SessionEnded, SessionShared, SessionStarted
 from rules.events.table import (
     CampaignChanges,
     CampaignEdited,

@@ -12,7 +12,6 @@ from django.utils.translation import gettext_lazy as _
 
 if TYPE_CHECKING:
     from campaigns.models import Event
-    from rules.events.health import Answer
 
 
 class EventKind(models.TextChoices):
@@ -82,6 +81,18 @@ PAYLOADS: dict[EventKind, type[Payload]] = {}
 class Record(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """A part of a payload: strict (an unknown field is refused). A field that may be None has None as its default:
     it is stored only when it has a value (`stored`)."""
+
+
+class Answer(Record):
+    """A called check answered (rules.actions.checks): which one, who rolled, and whether the die was typed."""
+
+    by: Text
+    gm: bool
+    typed: bool
+    # The called check's id and its call's event id, as they were where it was played (a backup keeps them as they
+    # are: they only tell the story, nothing looks them up).
+    check: Whole | None = None
+    called: Whole | None = None
 
 
 class Payload(Record):

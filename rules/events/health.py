@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.events.base import (
+    Answer,
     CharacterKey,
     CharacterRef,
     DamagedEntry,
@@ -42,18 +43,6 @@ class Roll(Record):
         rolled = (self.die, self.sides, self.modifier, self.total, self.difficulty, self.success)
         if self.protected != all(part is None for part in rolled) or (self.protected and self.penalties):
             raise ValueError("a roll is either protected or rolled, with all its parts")
-
-
-class Answer(Record):
-    """A called check answered (rules.actions.checks): which one, who rolled, and whether the die was typed."""
-
-    by: Text
-    gm: bool
-    typed: bool
-    # The called check's id and its call's event id, as they were where it was played (a backup keeps them as they
-    # are: they only tell the story, nothing looks them up).
-    check: Whole | None = None
-    called: Whole | None = None
 
 
 class DamageDice(Record):

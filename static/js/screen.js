@@ -1,4 +1,4 @@
-// Every screen of a campaign (the GM's table, a player's page, a sheet) is kept true by one path (play/screens.py):
+// Every screen of a campaign (the GM's table, a player's page, a sheet) is kept true by one path (play/screens/regions.py):
 // each change arrives — in the answer to this tab's own action, or on the screen's live stream — as the regions it
 // touched, each an element with the id of the one it updates, the campaign version it was drawn at (data-v) and how it
 // lands (data-how). Nothing here knows what a region holds: it only puts each in place without ever replacing a form
@@ -12,7 +12,7 @@
   crypto.getRandomValues(bytes);
   const tab = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   // And the role the screen was drawn for (components/screen_end.html): a stream asked for it by someone who holds the
-  // other role now ends at once, saying so (play.connects.admit), instead of sending another screen's regions.
+  // other role now ends at once, saying so (play.live.connects.admit), instead of sending another screen's regions.
   const drawnAs = (document.getElementById("screen-gone") || { dataset: {} }).dataset.as;
   document.querySelectorAll("[sse-connect]").forEach((source) => {
     const url = source.getAttribute("sse-connect");
@@ -413,7 +413,7 @@
   );
 
   // An action refused with 404 (static/js/site.js asks here first): the server says what this account is at the
-  // campaign now (play.answers.not_found, X-Standing); a screen drawn for a role it no longer holds ends, saying
+  // campaign now (play.screens.answers.not_found, X-Standing); a screen drawn for a role it no longer holds ends, saying
   // why, rather than saying that something was removed in another tab. True when said here.
   window.twelveplus = window.twelveplus || {};
   window.twelveplus.refused = (xhr) => {

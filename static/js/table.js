@@ -1,4 +1,4 @@
-// The GM's table under the keyboard (DESIGN.md principle 8). htmx does the requests; this file only moves focus,
+// The GM's table under the keyboard (docs/architecture.md principle 8). htmx does the requests; this file only moves focus,
 // reads the shortcut keys, ticks group selections, shows the die fields of the ticked characters and copies links.
 // No inline script anywhere (CSP): everything hangs off data attributes.
 (function () {

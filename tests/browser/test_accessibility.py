@@ -11,7 +11,7 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack
 from rules.models import CheckKind
-from tests.helpers import card, screenshot, settled, sign_in
+from tests.helpers import card, page_width, screenshot, settled, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -87,7 +87,7 @@ def test_the_player_sheet_on_a_phone_in_english_passes_axe(phone: Page, live_ser
     phone.goto(f"{live_server.url}/campaigns/{demo.pk}/characters/{borin.pk}/")
     switch_language(phone, "en", "Cambiar")
     expect(phone.get_by_role("heading", name="Wounds")).to_be_visible()
-    assert phone.evaluate("document.documentElement.scrollWidth") <= 375
+    assert page_width(phone) <= 375
     assert serious_violations(phone) == []
     assert phone.errors == []
 
@@ -133,7 +133,7 @@ def test_what_issue_13_added_passes_axe_on_a_phone_and_the_table(page: Page, pho
     phone.goto(f"{live_server.url}/campaigns/{demo.pk}/characters/{aldara.pk}/")
     expect(phone.locator(".warning")).to_be_visible()
     found["player sheet"] = serious_violations(phone)
-    assert phone.evaluate("document.documentElement.scrollWidth") <= 375
+    assert page_width(phone) <= 375
     screenshot(phone, "a11y-sheet-exertion")
 
     sign_in(page.context, live_server.url, "narrador")

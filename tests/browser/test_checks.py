@@ -11,7 +11,7 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack
 from rules.models import CalledCheck
-from tests.helpers import card, screenshot, settled, sign_in, watch_errors
+from tests.helpers import card, page_width, screenshot, settled, sign_in, watch_errors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -112,7 +112,7 @@ def test_an_exertion_check_on_the_players_page_in_english(browser: Browser, demo
         checks = phone.locator("#my-checks")
         expect(checks.get_by_role("heading", name="Exertion check")).to_be_visible()
         expect(checks).to_contain_text("Borin: 1d12 + CON 12 − 4 (low HP) against 12")
-        assert phone.evaluate("document.documentElement.scrollWidth") <= 375
+        assert page_width(phone) <= 375
         screenshot(phone, "check-phone-en")
         checks.get_by_role("button", name="Let the server roll for me").click()
         expect(phone.locator("#check-said")).to_contain_text("Borin — exertion: 1d12 (")

@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Page, expect
 from campaigns.models import Campaign
 from tests.browser.test_accessibility import serious_violations
 from tests.browser.test_party import open_page
-from tests.helpers import ARTIFACTS, card, context_for, screenshot, settled, sign_in
+from tests.helpers import ARTIFACTS, card, context_for, page_width, screenshot, settled, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -29,7 +29,7 @@ def invite_link(owner: Page, table: str, invite: str = "Invitar a un co-narrador
 
 
 def fits(page: Page) -> None:
-    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    assert page_width(page) <= 375
 
 
 def test_the_owner_names_a_co_gm_who_runs_the_table_from_a_phone_and_is_removed(

@@ -1,8 +1,8 @@
-"""The kind of damage under the GM's keyboard (DESIGN.md principle 8, issue 20 point 3): choosing a kind redraws only
-its fields, so the focus stays on the select and arrows or typed letters go through the five kinds without applying
-anything; Enter (or a digit) goes on to the kind's first field; a form is applied only with the fields of the kind it
-says. A fall into a pit for the whole party is six strokes. Applied blows are read from the database (the Event).
-No live updates are needed here: the test live server (WSGI) is enough."""
+"""The kind of damage under the GM's keyboard (docs/architecture.md principle 8, issue 20 point 3): choosing a kind
+redraws only its fields, so the focus stays on the select and arrows or typed letters go through the five kinds without
+applying anything; Enter (or a digit) goes on to the kind's first field; a form is applied only with the fields of the
+kind it says. A fall into a pit for the whole party is six strokes. Applied blows are read from the database (the
+Event). No live updates are needed here: the test live server (WSGI) is enough."""
 
 import pytest
 from playwright.sync_api import Page, Route, expect

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from characters.models import Character
-from tests.helpers import log_in, screenshot
+from tests.helpers import log_in, page_width, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -41,7 +41,7 @@ def test_player_reads_the_sheet_on_a_phone_in_english(phone, live_server, demo):
     expect(phone.get_by_role("heading", name="Aldara")).to_be_visible()
     aldara = Character.objects.get(name="Aldara")
     expect(phone.get_by_text(f"{aldara.pg} / 80")).to_be_visible()
-    assert phone.evaluate("document.documentElement.scrollWidth") <= 375
+    assert page_width(phone) <= 375
     screenshot(phone, "sheet-player-phone")
     phone.get_by_label("Idioma").select_option("en")
     phone.get_by_role("button", name="Cambiar").click()

@@ -92,8 +92,8 @@ def open_table(browser: Browser, campaign: Campaign, server: str) -> Iterator[Pa
 
 
 def test_an_open_table_offers_the_actions_a_fresh_load_would(browser: Browser, demo: Campaign, server: str):
-    """Live equals reload (DESIGN.md principle 3): after a change made in another tab or by a script, each card on an
-    open table offers the action links a fresh load would (docs/rules.md §4: exertion only at 1–4 PG)."""
+    """Live equals reload (docs/architecture.md principle 3): after a change made in another tab or by a script, each
+    card on an open table offers the action links a fresh load would (docs/rules.md §4: exertion only at 1–4 PG)."""
     narrador = get_user_model().objects.get(username="narrador")
     borin = Character.objects.get(name="Borin")
     with open_table(browser, demo, server) as gm:

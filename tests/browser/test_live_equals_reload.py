@@ -1,6 +1,6 @@
-"""Live equals reload (DESIGN.md principle 3, issue 10): after every kind of action the GM takes in one tab, a second
-GM tab, the GM's open sheet tab and a player's page and sheet on a phone — none of them reloaded — show, region by
-region, what a fresh load of the same URL shows. And a stale tab never acts on old choices without saying so."""
+"""Live equals reload (docs/architecture.md principle 3, issue 10): after every kind of action the GM takes in one tab,
+a second GM tab, the GM's open sheet tab and a player's page and sheet on a phone — none of them reloaded — show, region
+by region, what a fresh load of the same URL shows. And a stale tab never acts on old choices without saying so."""
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -16,6 +16,7 @@ from rules.damage import Attack
 from tests.helpers import (
     card,
     expect_live_equals_reload,
+    page_width,
     screenshot,
     settled,
     sign_in,
@@ -263,7 +264,7 @@ def test_every_action_reaches_every_open_screen_as_a_fresh_load_shows_it(screens
     assert page.url.rstrip("/") == table.rstrip("/")
     screens.assert_clean()
     screenshot(screens.watching[2][0], "live-equals-reload-player-phone")
-    assert screens.watching[3][0].evaluate("document.documentElement.scrollWidth") <= 375  # the sheet fits a phone
+    assert page_width(screens.watching[3][0]) <= 375  # the sheet fits a phone
 
 
 def test_live_equals_reload_in_english(browser: Browser, server: str, demo: Campaign):

@@ -11,7 +11,15 @@ from campaigns.models import Campaign
 from characters.models import Character
 from tests.browser.test_accessibility import serious_violations
 from tests.browser.test_party import companion, open_page
-from tests.helpers import card, context_for, expect_live_equals_reload, screenshot, watch_errors, without_live_updates
+from tests.helpers import (
+    card,
+    context_for,
+    expect_live_equals_reload,
+    page_width,
+    screenshot,
+    watch_errors,
+    without_live_updates,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -97,7 +105,7 @@ def on_phone_in_english(page: Page, name: str) -> None:
     # Measured once the page has its styles: a form's answer is in the DOM (and its text found) before its stylesheet
     # is applied, and unstyled it is wider (399 px, once, in a loaded full run).
     page.wait_for_load_state("load")
-    assert page.evaluate("document.documentElement.scrollWidth") <= 375, name
+    assert page_width(page) <= 375, name
     screenshot(page, name)
 
 
@@ -195,7 +203,7 @@ def test_a_template_kept_used_and_deleted(browser: Browser, server: str, demo: C
         expect(page.get_by_label(words["count"])).to_have_value("3")
         expect(page.get_by_label(words["con"])).to_have_value("3")
         if phone:
-            assert page.evaluate("document.documentElement.scrollWidth") <= 375
+            assert page_width(page) <= 375
         screenshot(page, f"npcs-template-filled-{size}")
         assert serious_violations(page) == []
         page.get_by_role("button", name=words["do"], exact=True).click()

@@ -1,7 +1,7 @@
-"""One path to every screen (issue 20, DESIGN.md principle 3): with the table full — two phones, a sheet and a second
-GM tab changing something every 300 ms — the GM's keyboard keeps its place, every blow applies exactly once, what is
-being typed stays; and the ends of a screen are said in words: a campaign deleted, a character removed (and brought
-back by an undo), an undone check's old result, a refused die drawn as it was first drawn."""
+"""One path to every screen (issue 20, docs/architecture.md principle 3): with the table full — two phones, a sheet and
+a second GM tab changing something every 300 ms — the GM's keyboard keeps its place, every blow applies exactly once,
+what is being typed stays; and the ends of a screen are said in words: a campaign deleted, a character removed (and
+brought back by an undo), an undone check's old result, a refused die drawn as it was first drawn."""
 
 import re
 

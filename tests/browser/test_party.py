@@ -13,6 +13,7 @@ from tests.helpers import (
     card,
     context_for,
     expect_live_equals_reload,
+    page_width,
     screenshot,
     settled,
     watch_errors,
@@ -127,11 +128,11 @@ def test_on_a_phone_in_english(browser: Browser, server: str, demo: Campaign):
         assert (hurt, unhurt) == ("Hurt", "Unhurt")
         expect(companion(player, "Borin").locator(".companion-state")).to_have_text(hurt)
         expect(companion(player, "Hermano Tomás").locator(".companion-state")).to_have_text(unhurt)
-        assert player.evaluate("document.documentElement.scrollWidth") <= 375
+        assert page_width(player) <= 375
         # The word explains itself: it links to its line of the rules, in English too.
         companion(player, "Borin").locator(".companion-state").click()
         expect(player.locator("#condition-hurt")).to_be_visible()
-        assert player.evaluate("document.documentElement.scrollWidth") <= 375
+        assert page_width(player) <= 375
         screenshot(player, "party-rules-phone-en")
         player.go_back()
         expect(player.locator("#party")).to_be_visible()

@@ -10,7 +10,7 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack
 from tests.browser.test_table import open_table
-from tests.helpers import card, screenshot, settled, sign_in, watch_errors
+from tests.helpers import card, page_width, screenshot, settled, sign_in, watch_errors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -74,7 +74,7 @@ def test_a_preview_reads_on_a_phone_in_english(phone: Page, live_server, demo: C
     preview = phone.locator("#advance-preview")
     expect(preview.get_by_role("heading", name="What will happen?")).to_be_visible()
     expect(preview).to_contain_text("If you advance 1 week")
-    assert phone.evaluate("document.documentElement.scrollWidth") <= 375
+    assert page_width(phone) <= 375
     screenshot(phone, "preview-phone-en")
 
 

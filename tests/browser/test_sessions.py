@@ -12,7 +12,15 @@ from rules import actions
 from rules.damage import Attack
 from tests.browser.test_accessibility import serious_violations
 from tests.browser.test_party import open_page
-from tests.helpers import card, context_for, expect_live_equals_reload, screenshot, watch_errors, without_live_updates
+from tests.helpers import (
+    card,
+    context_for,
+    expect_live_equals_reload,
+    page_width,
+    screenshot,
+    watch_errors,
+    without_live_updates,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -30,7 +38,7 @@ def quick_damage(page: Page, name: str, amount: str) -> None:
 
 
 def fits_a_phone(page: Page) -> None:
-    assert page.evaluate("document.documentElement.scrollWidth") <= 375, page.url
+    assert page_width(page) <= 375, page.url
 
 
 def test_the_gm_plays_a_session_and_shares_its_recap_with_a_player(browser: Browser, server: str, demo: Campaign):

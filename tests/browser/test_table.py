@@ -6,7 +6,7 @@ from playwright.sync_api import Page, expect
 from campaigns.models import Campaign
 from characters.models import Character
 from rules.models import Illness
-from tests.helpers import card, log_in, screenshot, settled
+from tests.helpers import card, log_in, page_width, screenshot, settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -134,7 +134,7 @@ def test_player_reads_the_sheet_on_a_phone(phone: Page, live_server, demo):
     expect(phone.get_by_text("Borin pierde 14 PG")).to_be_visible()
     assert phone.get_by_text("Aldara").count() == 0  # another character's numbers never show
     assert phone.locator("a[href*='/act/']").count() == 0
-    assert phone.evaluate("document.documentElement.scrollWidth") <= 375
+    assert page_width(phone) <= 375
     screenshot(phone, "sheet-player-phone")
     assert phone.errors == []
 
@@ -172,7 +172,7 @@ def test_a_failed_click_says_so_and_the_next_one_clears_it(routed: Page, live_se
 
 
 def test_older_log_entries_come_on_demand_and_take_the_keyboard(page: Page, live_server, demo):
-    from play.log_pages import LOG_LENGTH
+    from play.log.pages import LOG_LENGTH
     from rules import actions
     from rules.damage import Attack
 

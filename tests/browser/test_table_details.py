@@ -14,7 +14,7 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack
 from tests.browser.test_party import open_page
-from tests.helpers import card, context_for, screenshot, settled
+from tests.helpers import card, context_for, page_width, screenshot, settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -45,7 +45,7 @@ def test_the_undo_button_stays_one_line_naming_ten_characters(browser: Browser, 
                 ".filter(e => !e.children.length).map(e => e.tagName + ': ' + e.textContent.slice(0, 30))"
             )
             width = 375 if phone else 1280  # a phone's browser would zoom out to fit what overflows: said in px
-            assert gm.evaluate("document.documentElement.scrollWidth") <= width, wide
+            assert page_width(gm) <= width, wide
             button.scroll_into_view_if_needed()
             screenshot(gm, f"undo-button-ten-names-{'375' if phone else '1280'}")
             assert gm.errors == []

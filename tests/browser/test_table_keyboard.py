@@ -1,5 +1,5 @@
-"""The table under the GM's hands (DESIGN.md principle 8, issue 10): Enter does what was typed, focus follows the
-action, the quick-damage box, the group selectors and the shortcut keys. Strokes are counted where the issue counts
+"""The table under the GM's hands (docs/architecture.md principle 8, issue 10): Enter does what was typed, focus follows
+the action, the quick-damage box, the group selectors and the shortcut keys. Strokes are counted where the issue counts
 them. No live updates are needed here: the test live server (WSGI) is enough."""
 
 import pytest
@@ -10,7 +10,7 @@ from campaigns.models import Campaign
 from characters.models import Character
 from rules import actions, engine
 from rules.damage import Attack
-from tests.helpers import card, plague, screenshot, settled, sign_in, snapshot
+from tests.helpers import card, page_width, plague, screenshot, settled, sign_in, snapshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -337,7 +337,7 @@ def test_a_long_name_wraps_and_single_choices_are_made(table: Page, demo: Campai
     actions.expose(demo, [aldara], plague(), by=narrador, dice_by_character={aldara.pk: 1})  # 1 + CON 8 < 12: ill
     table.reload()
     table.evaluate("window.stillTheSamePage = true")
-    assert table.evaluate("document.documentElement.scrollWidth") <= 1280  # the long name wraps
+    assert page_width(table) <= 1280  # the long name wraps
 
     # Aldara's only illness is already chosen in "Medicamentos"; other selects begin with "— elige —".
     card(table, "Aldara").get_by_role("link", name="Medicamentos").click()

@@ -12,7 +12,7 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack
 from rules.models import CheckKind
-from tests.helpers import card, screenshot, settled, sign_in
+from tests.helpers import card, page_width, screenshot, settled, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -79,7 +79,7 @@ def every_screen(page: Page, base: str, campaign: Campaign, name: str, language:
     page.goto(f"{base}/campaigns/{campaign.pk}/characters/{aldara.pk}/")
     found["sheet"] = too_small(page)
     screenshot(page, f"touch-sheet-{name}-{language}")
-    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+    assert page_width(page) <= page.viewport_size["width"]
     return found
 
 
@@ -123,6 +123,6 @@ def test_a_why_link_lands_on_its_row_below_the_column_headers(page: Page, live_s
     assert head is not None and target is not None
     assert head["y"] >= 0 and head["y"] + head["height"] <= target["y"] + 1, (head, target)  # in view, not over it
     assert target["y"] + target["height"] <= 740
-    assert page.evaluate("document.documentElement.scrollWidth") <= width  # the page itself never scrolls sideways
+    assert page_width(page) <= width  # the page itself never scrolls sideways
     screenshot(page, f"touch-why-row-{width}")
     assert page.errors == []

@@ -30,7 +30,7 @@ STREAM_NOTICED_SECONDS = 0.5
 
 
 def close(page: Page, username: str, campaign: Campaign) -> None:
-    """Close the tab, and wait until its live stream's end has marked what it showed as seen (play.live)."""
+    """Close the tab, and wait until its live stream's end has marked what it showed as seen (play.live.streams)."""
     assert page.errors == []
     page.close()
     latest = Event.objects.filter(campaign=campaign).latest("id").pk

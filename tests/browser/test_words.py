@@ -9,7 +9,7 @@ from playwright.sync_api import Browser, Page, expect
 from campaigns.models import Campaign
 from characters.models import Character
 from rules import actions
-from tests.helpers import log_in, screenshot, watch_errors
+from tests.helpers import log_in, page_width, screenshot, watch_errors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -40,7 +40,7 @@ def test_a_player_reads_a_healing_time_as_people_say_it(browser: Browser, live_s
     assert len(exact.split()) > len(spoken.inner_text().split())  # the tooltip says more: the exact time
     assert exact.startswith(spoken.inner_text())
     expect(phone.locator(".wounds")).to_contain_text(f"{WORDS[language]['exactly']} {exact}.")
-    assert phone.evaluate("document.documentElement.scrollWidth") <= 375
+    assert page_width(phone) <= 375
     screenshot(phone, f"words-sheet-healing-time-{language}-375")
     assert phone.errors == []
     phone.context.close()

@@ -120,11 +120,11 @@ def test_a_damaged_log_entry_shows_as_unreadable_and_the_pages_work(db, caplog, 
     for event in restored.events.filter(action=kind):
         damage(event.details)
         event.save(update_fields=["details"])
-    with caplog.at_level(logging.WARNING, logger="play.log"):
+    with caplog.at_level(logging.WARNING, logger="play.log.story"):
         table = client_for(restored.gm).get(reverse("campaign", args=[restored.pk]))
     assert table.status_code == 200
     assert "(registro importado ilegible)" in table.content.decode()
-    assert any(r.name == "play.log" and "details" in r.getMessage() for r in caplog.records)  # says where
+    assert any(r.name == "play.log.story" and "details" in r.getMessage() for r in caplog.records)  # says where
     assert "Aldara" in table.content.decode()  # the rest of the log and the cards are there
     sheet = client_for(aldara.player).get(reverse("character", args=[restored.pk, aldara.pk]))
     assert sheet.status_code == 200 and "(registro importado ilegible)" in sheet.content.decode()

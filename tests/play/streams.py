@@ -128,3 +128,14 @@ def post_damage(client: httpx.Client, base: str, world: World, turns: int, tab: 
     response = client.post(f"/campaigns/{world.campaign_a.pk}/act/damage/", data=data, headers=headers)
     assert response.status_code == 200 and response.headers["X-Regions"] == "1"
     return response
+
+
+def screens_with(monkeypatch, **replaced) -> None:
+    """The screens the live streams show (play.screens.streamed.SCREENS), with some of what the hub asks of them
+    replaced (a drawing counted, say), for this test."""
+    from dataclasses import replace
+
+    from play.live.streams import Hub
+    from play.screens.streamed import SCREENS
+
+    monkeypatch.setattr(Hub, "screens", replace(SCREENS, **replaced))

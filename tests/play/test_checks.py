@@ -1,5 +1,6 @@
-"""Called checks on the screens (play.checks, the answer and cancel views, the live streams), through real PostgreSQL:
-who may answer what, once, what each screen shows, and that a player's stream carries only their own checks."""
+"""Called checks on the screens (play.screens.checks, the answer and cancel views, the live streams), through real
+PostgreSQL: who may answer what, once, what each screen shows, and that a player's stream carries only their own
+checks."""
 
 import pytest
 from django.urls import reverse

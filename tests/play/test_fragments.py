@@ -16,12 +16,11 @@ from django.utils import timezone
 from campaigns import access
 from campaigns.models import Campaign, Invitation
 from characters.models import Character
-from play.answers import Ahead
 from play.forms.advance import AdvanceForm
-from play.live_drawing import Seen, draw_views, state_of
-from play.screens import Screen, View
-from play.snapshot import LATEST_HEADS
-from play.touch import touch_of
+from play.screens.drawing import Screen, View
+from play.screens.snapshot import LATEST_HEADS
+from play.screens.streamed import Seen, draw_views, state_of
+from play.screens.touch import touch_of
 from rules import actions
 from rules.actions import Call
 from rules.damage import Attack, Gas
@@ -238,13 +237,13 @@ def add_characters(world: World, first: int, last: int) -> None:
 
 # A quick damage from a card, answered in place: the session, the user; the campaign with its characters in play, read
 # together (the form's choices, the dead, the dice, the card it came from and the choice checked against them:
-# play.views.table.gm_table); the action (the lock with the characters, wounds and illnesses it changes, read
-# together; then its writes with the campaign's version, the event and the NOTIFY in one round trip; in a transaction,
-# its BEGIN and COMMIT counted); the answer's regions, from the campaign's rows read in that same round trip, after
-# the writes (play.answers.Ahead: the characters, the checks still waiting, the touched characters' wounds and
+# play.views.table.gm_table); the action (the lock with the characters, wounds and illnesses it changes, read together;
+# then its writes with the campaign's version, the event and the NOTIFY in one round trip; in a transaction, its BEGIN
+# and COMMIT counted); the answer's regions, from the campaign's rows read together in one round trip after the commit
+# (play.screens.answers.drawn_here: the characters, the checks still waiting, the touched characters' wounds and
 # illnesses, the log's page, the calls, the invitation links; the event the action logged is at hand: it is the log's
 # new entry and what the undo button names). A count is of round trips: the rows read together are one.
-DAMAGE_QUERIES = 7
+DAMAGE_QUERIES = 8
 
 
 def damage_queries(world: World, django_assert_max_num_queries) -> int:
@@ -265,9 +264,9 @@ def test_a_quick_damage_costs_the_same_queries_with_4_or_40_characters(world: Wo
     assert damage_queries(world, django_assert_max_num_queries) == few <= DAMAGE_QUERIES
 
 
-def test_an_answer_drawn_from_the_rows_read_with_its_log_is_what_a_read_after_the_commit_draws(world: World):
-    """The quick damage's answer comes from rows read before the commit, in the round trip that logged the event
-    (play.answers.Ahead): they are the rows committed, drawn exactly as a read after the commit draws them."""
+def test_an_answer_is_what_the_screens_stream_draws_of_the_change(world: World):
+    """The quick damage's answer (play.screens.answers.drawn_here) is the GM table's regions the change touched, exactly
+    as the table's stream draws them from the campaign's rows (play.screens.streamed)."""
     add_characters(world, 0, 4)
     card = world.char_a1.pk
     data = {"kind": "attack", "amount": "2", "characters": card, "character": card, "slot": card}
@@ -281,7 +280,7 @@ def test_an_answer_drawn_from_the_rows_read_with_its_log_is_what_a_read_after_th
     assert drawn and f'id="card-{card}"' in drawn and response.content.decode().startswith(drawn)
 
 
-def test_rows_read_with_the_log_are_let_go_when_the_action_writes_after_it(world: World):
+def test_an_action_that_writes_after_its_log_entry_is_answered_with_all_it_wrote(world: World):
     """An action that writes after its log entry (a cancelled call: the entry, then the calls closed) is drawn from
     rows read after the commit: its answer shows the calls closed, as a reload does."""
     outcome = actions.call_check(world.campaign_a, [world.char_a1, world.char_a2], FALL, by=world.gm_a)
@@ -295,33 +294,20 @@ def test_rows_read_with_the_log_are_let_go_when_the_action_writes_after_it(world
     assert "Tiradas pedidas" not in calls
 
 
-def test_rows_read_ahead_are_let_go_by_any_statement_after_them_but_a_savepoint_released():
-    ahead = Ahead()
-    ahead.event, ahead.state = object(), object()  # type: ignore[assignment]
-    sent: list[str] = []
-
-    def execute(sql: str, *args: object) -> None:
-        sent.append(sql)
-
-    ahead.after(execute, "RELEASE SAVEPOINT s1", None, False, {})
-    assert ahead.state is not None
-    ahead.after(execute, "UPDATE rules_calledcheck SET status = 'cancelled'", None, False, {})
-    assert ahead.state is None and ahead.event is None and len(sent) == 2
-
-
-# The table: the session, the user and the campaign; the digests of the rows its regions draw from (the screen is
-# kept whole under them: play.screens.whole_screen), and those rows only if it is not kept yet, read together in one
-# round trip (play.snapshot.read_ahead: the characters, the checks waiting, the calls, the invitation links, the
+# The table: the session, the user and the campaign; the digests of the rows its regions draw from (the screen is kept
+# whole under them: play.screens.whole_screen), and those rows only if it is not kept yet, read together in one round
+# trip (play.screens.snapshot.read_ahead: the characters, the checks waiting, the calls, the invitation links, the
 # wounds, the illnesses, the log's page, whose newest entry the undo button names); the account's visit marked as seen
-# (play.visits); and "Desde tu última visita"'s stretch of the log with the characters it names (one more when checks
-# were called in its stretch). Measured here with a panel waiting, on a reload: the screen is kept, the characters are
-# read for the panel.
+# (play.screens.visits); and "Desde tu última visita"'s stretch of the log with the characters it names (one more when
+# checks were called in its stretch). Measured here with a panel waiting, on a reload: the screen is kept, the
+# characters are read for the panel.
 TABLE_QUERIES = 7
 
 
 def table_queries(world: World, django_assert_max_num_queries) -> int:
     client = client_for(world.gm_a)
-    page(client, world)  # what the process keeps (play.kept) is drawn: tests/play/test_kept.py counts a first load
+    # What the process keeps (play.screens.kept) is drawn: tests/play/test_kept.py counts a first load.
+    page(client, world)
     with django_assert_max_num_queries(TABLE_QUERIES) as queries:
         page(client, world)
     return len(queries)
@@ -337,7 +323,7 @@ def test_the_table_costs_the_same_queries_with_4_or_40_characters(world: World, 
 
 
 # What a change costs the live fan-out: the event (whole: it is the log's new entry) and the campaign's row (one round
-# trip), then the rows every view draws from, read together once for all of them (play.snapshot.read_ahead: the
+# trip), then the rows every view draws from, read together once for all of them (play.screens.snapshot.read_ahead: the
 # characters, the members, the checks still waiting, the wounds, the illnesses, the log's page, the calls, the
 # invitation links). A player's page or a second one adds nothing.
 FAN_OUT_QUERIES = 2
@@ -347,8 +333,8 @@ FAN_OUT_QUERIES = 2
 def test_a_change_costs_the_fan_out_the_same_queries_for_1_or_3_views_and_4_or_40_characters(
     world: World, django_assert_max_num_queries
 ):
-    from play.live_drawing import Seen, draw_change
-    from play.screens import view_of
+    from play.screens.drawing import view_of
+    from play.screens.streamed import Seen, draw_change
     from rules.notify import Change
 
     def costs(*users) -> int:
@@ -372,9 +358,9 @@ def test_a_change_costs_the_fan_out_the_same_queries_for_1_or_3_views_and_4_or_4
 
 
 def test_the_logs_latest_page_is_read_from_the_end_of_an_index_however_long_the_log(world: World):
-    """Every change and every GM's page read the log's latest page (play.snapshot.LATEST_HEADS): of a campaign with
-    thousands of entries, its last ones since fifty other campaigns logged many thousands more, PostgreSQL takes them
-    from the end of the index on (campaign, id), sorting none and skipping none of the others' — with the plan made
+    """Every change and every GM's page read the log's latest page (play.screens.snapshot.LATEST_HEADS): of a campaign
+    with thousands of entries, its last ones since fifty other campaigns logged many thousands more, PostgreSQL takes
+    them from the end of the index on (campaign, id), sorting none and skipping none of the others' — with the plan made
     for these values and with the generic plan a prepared statement comes to use."""
     others = Campaign.objects.bulk_create(Campaign(name=f"Otra {n}", gm=world.gm_b) for n in range(50))
     with connection.cursor() as cursor:

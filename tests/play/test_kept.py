@@ -1,6 +1,6 @@
-"""Kept drawings are never stale (play.kept, issue 22): after any change, every screen drawn with what the process
-keeps — cards, their shells, log entries — equals the same screen drawn with nothing kept, byte for byte but for the
-page's CSRF token; and a second load of the table reads no log entry whole."""
+"""Kept drawings are never stale (play.screens.kept, issue 22): after any change, every screen drawn with what the
+process keeps — cards, their shells, log entries — equals the same screen drawn with nothing kept, byte for byte but for
+the page's CSRF token; and a second load of the table reads no log entry whole."""
 
 import re
 from collections.abc import Callable
@@ -11,8 +11,8 @@ from django.contrib.auth.models import User
 from campaigns import access
 from campaigns.models import Campaign
 from characters.models import Character
-from play.kept import Kept, contents, frames, kept, screens, titles
-from play.snapshot import Snapshot
+from play.screens.kept import Kept, contents, frames, kept, screens, titles
+from play.screens.snapshot import Snapshot
 from rules import actions
 from rules.actions import DiseaseSheet, Sheet
 from rules.damage import Attack
@@ -147,7 +147,7 @@ def test_cards_kept_for_one_campaign_are_not_another_campaigns(world: World):
 
 def drawings_counted(monkeypatch) -> list[str]:
     """The regions drawn from now on (play.screens.element), by name."""
-    from play import screens as screen_module
+    from play.screens import regions as screen_module
 
     drawn: list[str] = []
     real = screen_module.element
@@ -162,7 +162,7 @@ def drawings_counted(monkeypatch) -> list[str]:
 
 def fragments_drawn(monkeypatch) -> list[str]:
     """The fragments drawn from now on by the screens (play.screens.fragment, kept or not), by template."""
-    from play import screens as screen_module
+    from play.screens import drawing as screen_module
 
     drawn: list[str] = []
     real = screen_module.fragment
@@ -189,8 +189,8 @@ def test_a_reload_and_another_gm_draw_no_region_and_read_no_rows(world: World, m
 
 @pytest.mark.django_db(transaction=True)  # a stream's drawing gives its connection back, as on the hub's thread
 def test_the_stream_a_page_opens_sends_the_pages_drawing(world: World, monkeypatch, django_assert_num_queries):
-    from play.live_drawing import Seen, draw_state
-    from play.screens import view_of
+    from play.screens.drawing import view_of
+    from play.screens.streamed import Seen, draw_state
 
     client, url = client_for(world.player_a), f"/campaigns/{world.campaign_a.pk}/"
     page = on_a_thread(lambda: client.get(url).content.decode())  # Playwright's loop may be on this thread
@@ -235,12 +235,13 @@ def test_screens_are_kept_by_their_weight():
     assert drawings.peek("a") is None and drawings.peek("b") == "yyyy" and drawings.weight == 8
     drawings.put("b", "y")
     assert drawings.weight == 5
-    assert drawings.get("d", lambda: "w" * 20) == "w" * 20 and drawings.peek("b") is None  # one too big stays alone
+    assert drawings.get("d", lambda: "w" * 20) == "w" * 20  # one heavier than them all is drawn, and not kept:
+    assert drawings.peek("d") is None and drawings.peek("b") == "y" and drawings.weight == 5  # the others stay
 
 
 def contents_drawn(monkeypatch) -> list[str]:
-    """The pages' contents drawn from now on (play.pages: a template's partial "screen")."""
-    from play import pages
+    """The pages' contents drawn from now on (play.screens.pages: a template's partial "screen")."""
+    from play.screens import pages
 
     drawn: list[str] = []
     real = pages.render_to_string
@@ -274,8 +275,8 @@ def test_a_pages_content_is_kept_under_what_it_shows(world: World, monkeypatch):
 
 
 def frames_drawn(monkeypatch) -> list[str]:
-    """The pages drawn around a content from now on (play.pages.framed)."""
-    from play import pages
+    """The pages drawn around a content from now on (play.screens.pages.framed)."""
+    from play.screens import pages
 
     drawn: list[str] = []
     real = pages.render_to_string
@@ -341,9 +342,11 @@ def test_a_member_with_no_character_left_gets_a_page_drawn_and_never_kept(world:
 
 
 def test_a_cards_state_is_one_drawing_for_the_gm_and_its_player_but_for_the_gms_hint(world: World, monkeypatch):
-    """A card's state on the GM's table and on its player's page is drawn once for both (play.cards.Card.shown_state)
-    — unless the character has a party view of its own, which only the GM's card says."""
-    from play.screens import CARD, Drawing, view_of
+    """A card's state on the GM's table and on its player's page is drawn once for both
+    (play.screens.cards.Card.shown_state) — unless the character has a party view of its own, which only the GM's card
+    says."""
+    from play.screens.drawing import Drawing, view_of
+    from play.screens.regions import CARD
 
     rendered = fragments_drawn(monkeypatch)
 

@@ -11,7 +11,8 @@ from django.db import connection
 
 from campaigns.models import Event, Visit
 from characters.models import Character
-from play.screens import SCREENS, Screen
+from play.screens.drawing import Screen
+from play.screens.regions import SCREENS
 from rules import actions
 from rules.damage import Attack, Gas
 from tests.helpers import World

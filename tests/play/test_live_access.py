@@ -12,7 +12,7 @@ from campaigns import access
 from rules import actions
 from rules.damage import Attack, Gas
 from tests.helpers import World, streamed
-from tests.play.streams import Listener, ended_at_once, pg_text, session_cookies, stream_path
+from tests.play.streams import Listener, ended_at_once, pg_text, screens_with, session_cookies, stream_path
 from tests.regions import element_by_id, elements_of, region_ids
 from tests.servers import asgi_server
 
@@ -195,8 +195,9 @@ def in_own_loop(coroutine):
 
 
 def test_browsers_connecting_at_one_version_share_one_render_of_the_state(world: World, monkeypatch):
-    from play import live, live_drawing
-    from play.screens import view_of
+    from play.live import streams as live
+    from play.screens import streamed as live_drawing
+    from play.screens.drawing import view_of
 
     renders: list[tuple] = []  # the hub's drawings of a whole screen (none of these screens was drawn before)
     real = live_drawing.draw_state
@@ -205,7 +206,7 @@ def test_browsers_connecting_at_one_version_share_one_render_of_the_state(world:
         renders.append(args)
         return real(*args)
 
-    monkeypatch.setattr(live, "draw_state", counted)
+    screens_with(monkeypatch, whole=counted)
     hub = live.Hub()
 
     def seen(user, sheet: int | None = None, language: str = "es") -> live_drawing.Seen:

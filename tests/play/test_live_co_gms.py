@@ -75,10 +75,10 @@ def test_a_player_removed_as_co_gm_watches_again_as_the_player_they_are(world: W
 
 
 def test_every_gm_is_drawn_once_for_a_change(world: World, monkeypatch):
-    """DESIGN principle 3: a change costs the same however many watch. The owner's and a co-GM's tables are one
-    drawing; the co-GM costs one query more (whether they are still a co-GM), not a second drawing."""
-    from play import live_drawing as live
-    from play.screens import view_of
+    """docs/architecture.md principle 3: a change costs the same however many watch. The owner's and a co-GM's tables
+    are one drawing; the co-GM costs one query more (whether they are still a co-GM), not a second drawing."""
+    from play.screens import streamed as live
+    from play.screens.drawing import view_of
 
     draws: list[object] = []
     real = live.draw

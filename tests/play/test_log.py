@@ -8,8 +8,8 @@ import pytest
 from django.urls import reverse
 
 from characters.models import Character
-from play.cards import cards_for
-from play.log_pages import sheet_log, table_log
+from play.log.pages import sheet_log, table_log
+from play.screens.cards import cards_for
 from rules import actions, engine
 from rules.damage import Attack, Collision, Drowning, Fall, Gas
 from rules.engine import DAY, HOUR, WEEK
@@ -250,12 +250,12 @@ def test_an_entry_that_cannot_be_read_is_named_by_its_kind(world: World, caplog)
     [damaged] = table_log(world.campaign_a)[:1]
     assert damaged.title == "daño (registro importado ilegible)" and damaged.lines == []
     assert [entry.title for entry in sheet_log(world.campaign_a, world.char_a1)][:1] == [damaged.title]
-    assert any(record.name == "play.log" and "details.dice" in record.getMessage() for record in caplog.records)
+    assert any(record.name == "play.log.story" and "details.dice" in record.getMessage() for record in caplog.records)
     assert "registro importado ilegible" in gm_table(world)
 
 
 def test_a_long_log_shows_its_latest_page_and_older_pages_on_demand(world: World):
-    from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH
+    from play.log.pages import LOG_LENGTH, SHEET_LOG_LENGTH
 
     for _ in range(LOG_LENGTH + 5):
         actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=1), by=world.gm_a)

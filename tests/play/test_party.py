@@ -12,8 +12,9 @@ from django.urls import reverse
 from campaigns import access
 from campaigns.models import Campaign, Event, PartyView
 from characters.models import Character
-from play.log_pages import table_log
-from play.screens import SCREENS, Screen
+from play.log.pages import table_log
+from play.screens.drawing import Screen
+from play.screens.regions import SCREENS
 from rules import actions
 from rules.damage import Attack, Fall, Gas
 from rules.models import Disease

@@ -1,4 +1,4 @@
-"""What each audience may read of a stretch of the log (play.recaps.seen_by): the GM everything; a player their own
+"""What each audience may read of a stretch of the log (play.log.recaps.seen_by): the GM everything; a player their own
 characters in full, an EXACT companion's PG, a BAND companion's words only, and nothing at all of a hidden one."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 from campaigns import access
 from campaigns.models import Campaign, Event
 from characters.models import Character
-from play.recaps import seen_by
+from play.log.recaps import seen_by
 from rules import actions
 from rules.damage import Attack
-from rules.recaps import stretch
+from rules.stretches import stretch
 from tests.helpers import World
 
 

@@ -1,5 +1,5 @@
-"""A stream its browser closed comes back from memory when the very same request comes again soon (play.connects): no
-read, no Django; and through Django whenever something that could have ended it was heard since, or the request
+"""A stream its browser closed comes back from memory when the very same request comes again soon (play.live.connects):
+no read, no Django; and through Django whenever something that could have ended it was heard since, or the request
 differs at all. In this process, through the ASGI app streams take (settings.STREAM_RECONNECTS in front of
 config.stream_gate.StreamHandler), with a hub of its own."""
 
@@ -12,7 +12,9 @@ import pytest
 from django.test import Client
 
 from config.stream_gate import StreamHandler
-from play import connects, live
+from play.live import connects
+from play.live import streams as live
+from play.views import streams as stream_views
 from rules import actions
 from rules.damage import Attack
 from tests.helpers import World, on_a_thread, reload
@@ -33,13 +35,13 @@ def own_hub(monkeypatch: pytest.MonkeyPatch) -> None:
 def admitted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The connects Django admitted (connects.admit ran), by campaign."""
     asked: list[int] = []
-    real = connects.admit
+    real = stream_views.admit
 
     def counted(request: Any, campaign_id: int) -> Any:
         asked.append(campaign_id)
         return real(request, campaign_id)
 
-    monkeypatch.setattr(connects, "admit", counted)
+    monkeypatch.setattr(stream_views, "admit", counted)
     return asked
 
 
@@ -368,8 +370,8 @@ def test_one_told_its_stream_ends_but_closed_before_it_read_it_is_not_remembered
 
 def test_a_stream_through_django_ends_when_its_browser_leaves_while_the_server_waits_to_send(world: World):
     """A browser that stopped reading (a frozen tab, a slow phone) holds the server's next send; when it then leaves,
-    its stream ends at once (play.live.stream's finally: the watcher forgotten, what it showed marked), not whenever
-    the garbage collector reaches what Django left of it."""
+    its stream ends at once (play.live.connects.stream's finally: the watcher forgotten, what it showed marked), not
+    whenever the garbage collector reaches what Django left of it."""
     aldara = pg_text(world.char_a1.pg, world.char_a1.max_pg)
     cookie = cookie_of(world.player_a)
 

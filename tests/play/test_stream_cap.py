@@ -1,6 +1,6 @@
 """One account's streams are capped (STREAMS_PER_USER) by a count taken and a place held in one step: many connects
 at once get exactly the cap, the rest a 429 saying why, and none a 503; and a burst of connects, by one account or a
-storm of many, costs nobody else's page its speed (config.stream_gate, play.connects.admit; issue 23)."""
+storm of many, costs nobody else's page its speed (config.stream_gate, play.live.connects.admit; issue 23)."""
 
 import asyncio
 import json

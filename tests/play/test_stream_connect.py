@@ -1,7 +1,7 @@
-"""A stream's first screen is drawn at the campaign's version its connect read, when this process heard no change of
-the campaign between before that read and the stream's registration (play.live.Hub.mark): not read a second time.
-A change that commits while a stream connects reaches it all the same, whichever comes first. In this process,
-through the handler streams take (config.stream_gate.StreamHandler)."""
+"""A stream's first screen is drawn at the campaign's version its connect read, when this process heard no change of the
+campaign between before that read and the stream's registration (play.live.streams.Hub.mark): not read a second time. A
+change that commits while a stream connects reaches it all the same, whichever comes first. In this process, through the
+handler streams take (config.stream_gate.StreamHandler)."""
 
 import asyncio
 import threading
@@ -15,11 +15,13 @@ from django.conf import settings
 from django.db import connections
 
 from config.stream_gate import StreamHandler
-from play import connects, live
+from play.live import streams as live
+from play.screens import streamed
+from play.views import streams as stream_views
 from rules import actions
 from rules.damage import Attack
 from tests.helpers import World, on_a_thread, reload
-from tests.play.streams import pg_text, session_cookies, stream_path
+from tests.play.streams import pg_text, screens_with, session_cookies, stream_path
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -82,13 +84,13 @@ async def shown(text: list[str], wanted: str) -> None:
 
 def counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     reads: list[int] = []
-    real = live.campaign_version
+    real = streamed.campaign_version
 
     def counted(campaign_id: int) -> int | None:
         reads.append(campaign_id)
         return real(campaign_id)
 
-    monkeypatch.setattr(live, "campaign_version", counted)
+    screens_with(monkeypatch, version=counted)
     return reads
 
 
@@ -132,7 +134,7 @@ def test_a_change_committed_while_a_stream_connects_reaches_it(world: World, mon
     back until then), the first screen is drawn at the version read before it, and the change comes next."""
     reads = counting_reads(monkeypatch)
     gm_cookie, player_cookie = cookie_of(world.gm_a), cookie_of(world.player_a)
-    real_admit, real_dispatch = connects.admit, live.hub.dispatch
+    real_admit, real_dispatch = stream_views.admit, live.hub.dispatch
     registered = asyncio.Event()
     hurt: list[str] = []
 
@@ -157,7 +159,7 @@ def test_a_change_committed_while_a_stream_connects_reaches_it(world: World, mon
         gm: list[str] = []
         first = opened(app, stream_path(world), gm_cookie, gm)
         await shown(gm, "Aldara")  # the process listens now
-        monkeypatch.setattr(connects, "admit", admit_then_hurt)
+        monkeypatch.setattr(stream_views, "admit", admit_then_hurt)
         if heard.startswith("after"):
             monkeypatch.setattr(live.hub, "dispatch", held_back)
         player: list[str] = []
@@ -196,9 +198,6 @@ def test_open_streams_hold_no_thread_each_and_changes_reach_them_after_the_first
     aldara = pg_text(world.char_a1.pg, world.char_a1.max_pg)
     hurt = pg_text(world.char_a1.pg - 3, world.char_a1.max_pg)
 
-    async def nothing_promised(_change: object) -> dict[object, str | None]:
-        return {}
-
     def threads() -> dict[int | None, str]:
         return {thread.ident: thread.name for thread in threading.enumerate()}
 
@@ -216,7 +215,6 @@ def test_open_streams_hold_no_thread_each_and_changes_reach_them_after_the_first
         assert [name for name in new if not name.startswith(("stream-connect", "asyncio"))] == []
         tasks[0].cancel()  # the first connect, which started the hub's listener, ends
         await asyncio.gather(tasks[0], return_exceptions=True)
-        monkeypatch.setattr(live.hub, "promised", nothing_promised)  # drawn by the listener
         await asyncio.to_thread(
             on_a_thread,
             lambda: actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=3), by=world.gm_a),

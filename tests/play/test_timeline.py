@@ -5,7 +5,7 @@ from django.template.loader import render_to_string
 
 from campaigns.models import Campaign
 from characters.models import Character
-from play.timeline import SAMPLES, timeline_for
+from play.screens.timeline import SAMPLES, timeline_for
 from rules import actions, engine
 from rules.damage import Attack
 from rules.models import Disease, Illness

@@ -4,7 +4,7 @@ time passed) is no flat line: each change takes a step of its own, in the log's 
 import re
 
 from campaigns.models import Campaign
-from play.timeline import STEPS_SHARE, steps_of, timeline_for
+from play.screens.timeline import STEPS_SHARE, steps_of, timeline_for
 from rules import actions
 from rules.damage import Attack, Fall
 from tests.helpers import reload

@@ -177,7 +177,7 @@ def test_table_queries_do_not_grow_with_characters(world: World, size, django_as
     url = reverse("campaign", kwargs={"campaign_id": world.campaign_a.pk})
     # 12, whatever the number of characters: the session, the user, the campaign; the characters, the calls, the
     # invitations, the wounds, the illnesses; the undo button's event; the names, the log's page and its entries;
-    # the visit marked as seen (play.visits: a first visit has no panel).
+    # the visit marked as seen (play.screens.visits: a first visit has no panel).
     with django_assert_max_num_queries(13):
         assert client.get(url).status_code == 200
 

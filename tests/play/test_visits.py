@@ -1,6 +1,7 @@
-"""\"Desde tu última visita\" on the player's page and the GM's table (play.visits): what each account may read of what
-happened since it last saw the campaign, short; nothing at a first visit or when nothing happened; it stays on reloads
-until "Entendido"; a player never reads a hidden companion's name or id in it; another campaign's people see nothing."""
+"""\"Desde tu última visita\" on the player's page and the GM's table (play.screens.visits): what each account may read
+of what happened since it last saw the campaign, short; nothing at a first visit or when nothing happened; it stays on
+reloads until "Entendido"; a player never reads a hidden companion's name or id in it; another campaign's people see
+nothing."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from django.urls import reverse
 from campaigns import access
 from campaigns.models import Campaign, Event, Visit
 from characters.models import Character
-from play.screens import Screen, View
-from play.visits import LINES, Shown, stream_ended
+from play.screens.drawing import Screen, View
+from play.screens.visits import LINES, Shown, stream_ended
 from rules import actions
 from rules.damage import Attack, Collision, Drowning, Gas
 from rules.models import CheckKind
@@ -162,9 +163,11 @@ def test_what_live_pages_showed_is_kept_by_campaign_and_account_the_latest_only_
     shown.saw(2, {10}, 7)
     shown.saw(1, {12}, None)  # no event named: nothing to mark
     assert (shown.upto(1, 10), shown.upto(1, 11), shown.upto(2, 10), shown.upto(1, 12)) == (5, 5, 7, 0)
-    shown.SIZE = 2
-    shown.saw(3, {10}, 9)
-    assert (shown.upto(1, 11), shown.upto(2, 10), shown.upto(3, 10)) == (0, 7, 9)  # the least recently heard goes
+    small = Shown(size=2)
+    small.saw(1, {11}, 5)
+    small.saw(2, {10}, 7)
+    small.saw(3, {10}, 9)
+    assert (small.upto(1, 11), small.upto(2, 10), small.upto(3, 10)) == (0, 7, 9)  # the least recently used goes
 
 
 def test_a_sheets_stream_marks_nothing(world: World):
@@ -207,7 +210,7 @@ def test_the_panel_costs_the_table_two_queries_more(world: World):
     client = client_for(world.gm_a)
     page(client, world)
     hurt(world, [world.char_a1], by=world.co_gm)
-    page(client, world)  # the panel's first drawing (its cards, its undo button's entry: play.kept)
+    page(client, world)  # the panel's first drawing (its cards, its undo button's entry: play.screens.kept)
     reset_queries()  # a request empties the log of queries: counted from an empty one, nothing is left out
     with CaptureQueriesContext(connection) as queries:
         assert TITLE in page(client, world)
@@ -236,9 +239,9 @@ def test_the_players_page_costs_one_query_for_the_mark_and_one_for_a_panel(world
 
 # A player's page, on a reload with nothing new: the session, the user, the campaign; the digests of the rows its
 # regions are drawn from (the members, the characters, the checks waiting, the wounds, the illnesses and the game
-# sessions): the screen is kept whole under them (play.screens.whole_screen), and those rows are read, together in
-# one round trip (play.snapshot.read_ahead), only when it is not; the visit's mark (play.visits). A panel adds the
-# stretch (one more when checks were called in it) and the characters it names.
+# sessions): the screen is kept whole under them (play.screens.whole_screen), and those rows are read, together in one
+# round trip (play.screens.snapshot.read_ahead), only when it is not; the visit's mark (play.screens.visits). A panel
+# adds the stretch (one more when checks were called in it) and the characters it names.
 PAGE_QUERIES = 5
 
 

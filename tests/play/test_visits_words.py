@@ -1,6 +1,6 @@
-"""Issue 48, items 6, 7 and 13, in "Desde tu última visita" (play.visits, play.stretch_words): what an account did
-itself, from any page, is never news to it; a newcomer "entered with" the PG it joined with, not today's; entering
-comes before leaving; a serious illness's weekly losses are PG lost to that disease, not "60 heridas de
+"""Issue 48, items 6, 7 and 13, in "Desde tu última visita" (play.screens.visits, play.log.stretch_words): what an
+account did itself, from any page, is never news to it; a newcomer "entered with" the PG it joined with, not today's;
+entering comes before leaving; a serious illness's weekly losses are PG lost to that disease, not "60 heridas de
 Enfermedad"; a resistance roll names its disease."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from django.urls import reverse
 
 from campaigns.models import Visit
 from characters.models import Character
-from play.stretch_words import character_lines
+from play.log.stretch_words import character_lines
 from rules import actions
 from rules.damage import Attack
 from rules.models import CalledCheck, CheckKind
-from rules.recaps import stretch
+from rules.stretches import stretch
 from tests.helpers import World, client_for, plague
 
 TITLE = "Desde tu última visita"

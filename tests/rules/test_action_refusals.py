@@ -300,5 +300,5 @@ def test_notify_carries_only_ids_and_arrives_on_commit(world: World):
     assert json.loads(notices[0].payload) == {
         "campaign": world.campaign_a.pk,
         "characters": sorted([world.char_a1.pk, world.char_a2.pk]),
-        "event": outcome.event.pk,  # no tab: no browser tab acted (rules.notify.acting_tab)
+        "event": outcome.event.pk,  # no tab: no browser tab acted (rules.actions.FromTab)
     }

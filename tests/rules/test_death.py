@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from campaigns.models import Event
 from characters.models import Character
-from play.log_pages import table_log
+from play.log.pages import table_log
 from rules import actions, engine
 from rules.damage import Attack, Gas
 from rules.engine import DAY, HOUR, Health, Refused, Wound

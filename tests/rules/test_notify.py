@@ -171,18 +171,20 @@ def test_an_action_on_a_crowd_notifies_the_whole_campaign():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_change_names_the_tab_that_acted_only_while_it_acts():
+def test_a_change_names_the_tab_the_action_was_taken_from_and_no_other():
+    gm = make_user("gm")
+    campaign = Campaign.objects.create(name="Mesa", gm=gm)
+    ana = Character.objects.create(campaign=campaign, name="Ana", constitution=10)
     with notify_listener() as listener:
-        token = notify.acting_tab.set("a1b2c3d4e5f6")
-        try:
-            notify.send(77, [1], 5)
-        finally:
-            notify.acting_tab.reset(token)
-        notify.send(77, [1], 6)
-        notices = [json.loads(notice.payload) for notice in listener.notifies(timeout=5, stop_after=2)]
+        first = actions.apply_damage(campaign, [ana], Gas(turns=1), by=actions.FromTab(gm, "a1b2c3d4e5f6"))
+        second = actions.apply_damage(campaign, [ana], Gas(turns=1), by=gm)
+        forged = actions.apply_damage(campaign, [ana], Gas(turns=1), by=actions.FromTab(gm, "a b"))
+        notices = [json.loads(notice.payload) for notice in listener.notifies(timeout=5, stop_after=3)]
+    assert first.event and second.event and forged.event
     assert notices == [
-        {"campaign": 77, "characters": [1], "event": 5, "tab": "a1b2c3d4e5f6"},
-        {"campaign": 77, "characters": [1], "event": 6},
+        {"campaign": campaign.pk, "characters": [ana.pk], "event": first.event.pk, "tab": "a1b2c3d4e5f6"},
+        {"campaign": campaign.pk, "characters": [ana.pk], "event": second.event.pk},
+        {"campaign": campaign.pk, "characters": [ana.pk], "event": forged.event.pk},  # no browser sends "a b"
     ]
 
 
@@ -192,13 +194,9 @@ def test_an_action_notifies_with_its_event_what_send_would_and_nothing_before_it
     campaign = Campaign.objects.create(name="Mesa", gm=gm)
     party = [Character.objects.create(campaign=campaign, name=name, constitution=10) for name in ("Ana", "Bea")]
     with notify_listener() as listener:
-        token = notify.acting_tab.set("a1b2c3d4e5f6")
-        try:
-            with transaction.atomic():
-                outcome = actions.apply_damage(campaign, party, Gas(turns=1), by=gm)
-                assert list(listener.notifies(timeout=0.2, stop_after=1)) == []
-        finally:
-            notify.acting_tab.reset(token)
+        with transaction.atomic():
+            outcome = actions.apply_damage(campaign, party, Gas(turns=1), by=actions.FromTab(gm, "a1b2c3d4e5f6"))
+            assert list(listener.notifies(timeout=0.2, stop_after=1)) == []
         [notice] = listener.notifies(timeout=5, stop_after=1)
     assert outcome.event is not None
     assert Change.parse(notice.payload) == Change(
@@ -214,11 +212,7 @@ def test_the_longest_list_that_fits_still_fits_with_the_biggest_event_id_put_in_
     longest = [2**63 - 1]
     while listed([*longest, 2**63 - 1]):  # the most 19-digit ids a payload lists
         longest.append(2**63 - 1)
-    token = notify.acting_tab.set("a" * 40)
-    try:
-        sql, params = notify.sent_with(("SELECT %s::bigint AS id", [2**63 - 1]), 77, longest)
-    finally:
-        notify.acting_tab.reset(token)
+    sql, params = notify.sent_with(("SELECT %s::bigint AS id", [2**63 - 1]), 77, longest, "a" * 40)
     with notify_listener() as listener:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)

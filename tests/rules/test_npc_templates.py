@@ -6,7 +6,7 @@ import pytest
 
 from campaigns.models import Event
 from characters.models import NpcTemplate
-from play.log_pages import table_log
+from play.log.pages import table_log
 from rules import actions, backup, queries
 from rules.actions import ActionError, Sheet
 from tests.campaigns.documents import long_history, refusal, through_json

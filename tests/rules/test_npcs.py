@@ -6,7 +6,7 @@ import pytest
 
 from campaigns.models import Event, Invitation
 from characters.models import Character
-from play.log_pages import sheet_log, table_log
+from play.log.pages import sheet_log, table_log
 from rules import actions, backup, queries
 from rules.actions import ActionError, Sheet
 from rules.damage import Attack

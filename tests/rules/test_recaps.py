@@ -1,4 +1,4 @@
-"""A stretch of the log (rules.recaps): what stood over it, per character, read from the log's own entries — and,
+"""A stretch of the log (rules.stretches): what stood over it, per character, read from the log's own entries — and,
 over random sequences of actions with undos, exactly what the stored rows say changed between its two ends."""
 
 from collections import Counter, defaultdict
@@ -13,7 +13,7 @@ from characters.models import Character
 from rules import actions, queries
 from rules.damage import Attack, Fall
 from rules.models import CheckKind, Disease, Illness, Wound
-from rules.recaps import stretch
+from rules.stretches import stretch
 from tests.examples import examples
 from tests.helpers import World, fall_ill, plague, reload
 from tests.played import nth, play_health

@@ -1,5 +1,5 @@
-"""Game sessions (rules.actions.sessions): started, ended, their recap shared — each a log entry that undo reverses;
-refusals in words that change nothing; two starts at once make one session."""
+"""Game sessions (rules.actions.game_sessions): started, ended, their recap shared — each a log entry that undo
+reverses; refusals in words that change nothing; two starts at once make one session."""
 
 import pytest
 

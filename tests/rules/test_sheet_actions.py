@@ -8,7 +8,7 @@ import pytest
 
 from campaigns.models import Event, Invitation, Membership
 from characters.models import Character
-from play.log_pages import table_log
+from play.log.pages import table_log
 from rules import actions, queries
 from rules.damage import Attack
 from rules.models import Disease, Illness, Wound

@@ -11,11 +11,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import access
-from play.answers import HtmxHttpRequest, answers_in_place, render_changes
 from play.forms.fields import digits
-from play.game_sessions import recap_of
-from play.log_pages import LOG_LENGTH, log_page, table_log
-from play.snapshot import Snapshot
+from play.log.pages import LOG_LENGTH, table_log
+from play.screens.answers import HtmxHttpRequest, acting, answers_in_place, render_changes
+from play.screens.game_sessions import recap_of
+from play.screens.log import log_page
+from play.screens.snapshot import Snapshot
 from rules import actions
 
 
@@ -33,10 +34,10 @@ def game_session(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
         if sent and number is None:  # "٣", "-1", 100,000 digits: no session the button named; nothing is done
             raise actions.ActionError(_("Ese número de sesión no vale: no se ha hecho nada. Recarga la página."))
         if what == "start":
-            outcome = actions.start_session(campaign, by=request.user, number=number)
+            outcome = actions.start_session(campaign, by=acting(request), number=number)
             said = _("Empieza la sesión %(number)s.")
         else:
-            outcome = actions.end_session(campaign, by=request.user, number=number)
+            outcome = actions.end_session(campaign, by=acting(request), number=number)
             said = _("Termina la sesión %(number)s.")
         said %= {"number": outcome.event.details["number"] if outcome.event is not None else ""}
     except actions.ActionError as error:

@@ -12,9 +12,10 @@ import functools
 import json
 import operator
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from contextlib import suppress
 
+from cachetools import LRUCache
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.urls import get_script_prefix
@@ -31,17 +32,16 @@ SIZE = 4096  # drawings kept per process: two regions of 2,000 cards
 
 class Kept[V]:
     """The most recently used drawings, shared by the threads of one process: as many as weigh `size` at most (each
-    weighs 1 unless `weigh` says otherwise)."""
+    weighs 1 unless `weigh` says otherwise; one that weighs more than `size` alone is not kept). Each is kept under
+    its key, the language it is drawn in and the URL prefix its links start with."""
 
     def __init__(self, size: int, weigh: Callable[[V], int] | None = None) -> None:
-        self.size = size
-        self.weigh = weigh
-        self.weight = 0
-        self.drawings: OrderedDict[Hashable, V] = OrderedDict()
-        self.lock = threading.Lock()
+        self.drawings: LRUCache[Hashable, V] = LRUCache(size, getsizeof=weigh)
+        self.lock = threading.Lock()  # cachetools' caches are not safe between threads
 
-    def weight_of(self, drawing: V) -> int:
-        return 1 if self.weigh is None else self.weigh(drawing)
+    @property
+    def weight(self) -> int:
+        return int(self.drawings.currsize)
 
     def has(self, key: Hashable) -> bool:
         with self.lock:
@@ -54,28 +54,17 @@ class Kept[V]:
         return self.put(key, draw())  # drawn outside the lock: two threads may draw the same thing once each
 
     def peek(self, key: Hashable) -> V | None:
-        key = (key, get_language(), get_script_prefix())
         with self.lock:
-            html = self.drawings.get(key)
-            if html is not None:
-                self.drawings.move_to_end(key)
-            return html
+            return self.drawings.get((key, get_language(), get_script_prefix()))  # now the most recently used
 
     def put(self, key: Hashable, html: V) -> V:
-        key = (key, get_language(), get_script_prefix())
-        with self.lock:
-            if key in self.drawings:
-                self.weight -= self.weight_of(self.drawings[key])
-            self.drawings[key] = html
-            self.weight += self.weight_of(html)
-            while self.weight > self.size and len(self.drawings) > 1:
-                self.weight -= self.weight_of(self.drawings.popitem(last=False)[1])
+        with self.lock, suppress(ValueError):  # ValueError: heavier than the whole cache
+            self.drawings[(key, get_language(), get_script_prefix())] = html
         return html
 
     def clear(self) -> None:
         with self.lock:
             self.drawings.clear()
-            self.weight = 0
 
 
 kept: Kept[SafeString] = Kept(SIZE)
@@ -84,8 +73,9 @@ titles: Kept[str] = Kept(SIZE // 4)  # what undo buttons name, in plain words (t
 # tables of 40 characters, or 3 of 2,000.
 SCREEN_CHARACTERS = 16_000_000
 screens: Kept[dict[str, SafeString]] = Kept(SCREEN_CHARACTERS, lambda regions: sum(map(len, regions.values())))
-contents: Kept[SafeString] = Kept(SCREEN_CHARACTERS // 8, len)  # pages' content around their regions (play.pages)
-frames: Kept[SafeString] = Kept(SCREEN_CHARACTERS // 16, len)  # the pages around that content (play.pages.framed)
+# Pages' content around their regions (play.screens.pages), and the pages around that content (its `framed`).
+contents: Kept[SafeString] = Kept(SCREEN_CHARACTERS // 8, len)
+frames: Kept[SafeString] = Kept(SCREEN_CHARACTERS // 16, len)
 
 
 # What {% csrf_token %} draws with the mark for a token.

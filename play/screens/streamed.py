@@ -1,17 +1,11 @@
-"""What a live stream sends, drawn (sync: the ORM and templates; play.live is the hub and the streams): a view as one
-browser sees it (`Seen`), one change's message for every view watching (`draw_change`: the campaign's rows read once
-for all of them, each view drawn once), a stream's first message (`draw_state`), and the drawings of a change promised
-by the request that made it (`Promises`: that request draws it for its process's streams with its own answer)."""
+"""What a live stream sends, drawn (sync: the ORM and templates; play.live.streams is the hub and the streams): one
+change's message for every view watching (`draw_change`: the campaign's rows read once for all of them, each view drawn
+once) and a stream's first message (`draw_state`)."""
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterable
-from concurrent.futures import Future, InvalidStateError
-from contextlib import suppress
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from functools import cached_property
 
 from django.db import connections
@@ -21,28 +15,14 @@ from django.utils import translation
 from campaigns import access
 from campaigns.models import Campaign, Event
 from config.compiled import together
-from play.screens import Drawing, Screen, View, changes, whole_drawing
-from play.snapshot import CAMPAIGN, EVENT, VERSION, Snapshot
-from play.touch import EVERYTHING, Touch, state_for, touch_of
+from play.live.messages import Ending, sse
+from play.live.streams import Screens
+from play.screens.drawing import Drawing, Screen, View
+from play.screens.regions import changes, whole_drawing
+from play.screens.snapshot import CAMPAIGN, EVENT, VERSION, Snapshot
+from play.screens.touch import EVERYTHING, Touch, state_for, touch_of
+from play.screens.visits import shown, stream_ended
 from rules import notify
-
-
-class Ending(StrEnum):
-    """Why a stream ends (its last message, play.live.ending); its page says it in words (screen_end.html)."""
-
-    GONE = "gone"  # the campaign is gone, or this audience may no longer watch it
-    SESSION = "session"  # the session behind the stream ended
-    ROLE = "role"  # its person still sees the campaign, in the other role: a player made co-GM, a co-GM removed
-
-
-def ending_of(roster: access.Roster, audience: access.Audience) -> Ending | None:
-    """Whether an audience's screen ends, and why (None: it goes on). A screen is drawn for one role, the table for a
-    GM, a page or a sheet for a player: once its person holds the other role, a fresh load draws another screen."""
-    runs = roster.campaign.gm_id == audience.user_id or roster.is_co_gm(audience.user_id)
-    if roster.still_sees(audience):
-        return Ending.ROLE if runs and not audience.is_gm else None
-    other = replace(audience, is_gm=not audience.is_gm)
-    return Ending.ROLE if roster.still_sees(other) else Ending.GONE
 
 
 @dataclass(frozen=True)
@@ -62,10 +42,23 @@ class Seen:
     def hashed(self) -> int:
         return hash((self.view, self.site, self.language, self.prefix))
 
+    @property
+    def campaign_id(self) -> int:
+        return self.view.audience.campaign_id
 
-def sse(event: str, text: str) -> str:
-    data = "\ndata: ".join(text.splitlines() or [""])
-    return f"event: {event}\ndata: {data}\n\n"
+    @property
+    def user_id(self) -> int:
+        return self.view.audience.user_id
+
+
+def ending_of(roster: access.Roster, audience: access.Audience) -> Ending | None:
+    """Whether an audience's screen ends, and why (None: it goes on). A screen is drawn for one role, the table for a
+    GM, a page or a sheet for a player: once its person holds the other role, a fresh load draws another screen."""
+    runs = roster.campaign.gm_id == audience.user_id or roster.is_co_gm(audience.user_id)
+    if roster.still_sees(audience):
+        return Ending.ROLE if runs and not audience.is_gm else None
+    other = replace(audience, is_gm=not audience.is_gm)
+    return Ending.ROLE if roster.still_sees(other) else Ending.GONE
 
 
 # --- drawing (sync: the ORM and templates) ---------------------------------------------------------------------------
@@ -103,7 +96,7 @@ def unread(campaign: Campaign, touch: Touch, views: Iterable[Seen], gm: bool) ->
 
 def draw_views(views: Iterable[Seen], touch: Touch, state: Snapshot | None) -> dict[Seen, str | None]:
     """Each view's drawing of one change (`draw`), each drawn once for every GM. The thread's URL prefix is put back
-    after: a request's thread draws for its process's streams too (Promises)."""
+    after."""
     prefix, drawn = get_script_prefix(), dict[Seen, str | None]()
     try:
         return {seen: drawn_once(seen, touch, state, drawn) for seen in views}
@@ -137,62 +130,10 @@ def drawn_once(seen: Seen, touch: Touch, state: Snapshot | None, drawn: dict[See
     return drawn[seen]
 
 
-def message(html: str | None) -> bytes | str | None:
-    """A change's drawing as its streams send it: an SSE message (encoded once for all of them), "" (nothing to send),
-    an Ending other than GONE (the stream ends, saying why) or None (the stream ends: GONE)."""
-    if isinstance(html, Ending):
-        return None if html == Ending.GONE else html
-    return sse("change", html).encode() if html else html
-
-
-class Promises:
-    """Changes drawn for this process's streams by the request that made them (play.answers.render_changes), which
-    reads the campaign's rows for its own answer anyway: the request promises each event it logs before its
-    transaction commits (rules.notify.on_logged), so the listener, which hears the change only after the commit,
-    waits for that drawing instead of reading and drawing the change a second time. A promise not kept (the request
-    drew nothing for streams) is released when the request ends, and the listener then draws the change itself."""
-
-    KEPT_SECONDS = 30.0  # a promise is let go after this (its request and its listener have it: neither waits)
-
-    def __init__(self) -> None:
-        self.made: dict[tuple[int, int], tuple[float, Future[dict[Seen, str | None] | None]]] = {}  # oldest first
-        self.lock = threading.Lock()  # for those who make promises; `of` only looks (a dict's get is atomic)
-
-    def promise(self, campaign_id: int, event_id: int) -> Future[dict[Seen, str | None] | None]:
-        """Made on the request's thread, in the action's transaction. The promises older than KEPT_SECONDS are let go
-        first, from the oldest on: as many steps as promises let go, however many are kept (a busy process makes
-        hundreds in that time)."""
-        now = time.monotonic()
-        future: Future[dict[Seen, str | None] | None] = Future()
-        with self.lock:
-            while self.made:
-                oldest = next(iter(self.made))
-                if now - self.made[oldest][0] <= self.KEPT_SECONDS:
-                    break
-                del self.made[oldest]
-            self.made[(campaign_id, event_id)] = (now, future)
-        return future
-
-    def of(self, campaign_id: int, event_id: int | None) -> Future[dict[Seen, str | None] | None] | None:
-        """The drawing promised for this change, if its request made one in this process (the listener may hear of
-        the change before the request is back from its action: the promise stays until let go)."""
-        made = self.made.get((campaign_id, event_id)) if event_id is not None else None
-        return None if made is None else made[1]
-
-
-promises = Promises()
-
-
-def keep(future: Future[dict[Seen, str | None] | None], drawn: dict[Seen, str | None] | None) -> None:
-    """Keep a promise (None: release it, the listener draws); a promise kept or released already stays as it is."""
-    with suppress(InvalidStateError):
-        future.set_result(drawn)
-
-
 def draw_state(seen: Seen) -> str | None:
     """A view's whole screen (a stream's first message), or None when the audience may no longer watch. A screen
     kept whole (play.screens.whole_screen) is the one the page it follows drew, if nothing changed since: its
-    stream's connect has just asked whether the audience may watch (play.connects.admit)."""
+    stream's connect has just asked whether the audience may watch (play.live.connects.admit)."""
     try:
         campaign = CAMPAIGN.first(pk=seen.view.audience.campaign_id)
         if campaign is None:
@@ -200,7 +141,7 @@ def draw_state(seen: Seen) -> str | None:
         set_script_prefix(seen.prefix)
         with translation.override(seen.language):
             drawing = whole_drawing(campaign, seen.view, seen.site)
-            if drawing.regions is None:
+            if drawing.kept_whole is None:
                 html = draw(seen, EVERYTHING, drawing.state)
                 return None if html is None else sse("change", html)
             return sse("change", changes(drawing))
@@ -214,3 +155,16 @@ def campaign_version(campaign_id: int) -> int | None:
         return versions[0] if versions else None
     finally:
         connections["default"].close()
+
+
+def showed(campaign_id: int, views: list[Seen], event: int | None) -> None:
+    """These views' live streams showed a change: for the accounts whose page or table they are, it is no news at
+    their next visit (play.screens.visits.shown; a sheet is no page)."""
+    shown.saw(campaign_id, {seen.user_id for seen in views if seen.view.screen != Screen.SHEET}, event)
+
+
+def ended(seen: Seen, last_event: int) -> None:
+    stream_ended(seen.view, last_event)
+
+
+SCREENS = Screens[Seen](changed=draw_change, whole=draw_state, version=campaign_version, showed=showed, ended=ended)

@@ -23,12 +23,13 @@ from django.utils.safestring import SafeString, mark_safe
 from campaigns.models import Campaign
 from play.context_processors import site
 from play.forms.party import PartyViewForm
-from play.kept import CSRF_MARK, contents, fill, frames, row_state
-from play.screens import HOLES, KEPT_WHOLE, Drawing, Screen, clock_form, sheet
+from play.screens.drawing import Drawing, Screen
+from play.screens.kept import CSRF_MARK, contents, fill, frames, row_state
+from play.screens.regions import HOLES, KEPT_WHOLE, clock_form, sheet
 
 VISIT_MARK = "\x00visit\x00"
 CONTENT_MARK = "\x00content\x00"
-PANEL = "components/since_visit.html"  # "Desde tu última visita" (play.visits)
+PANEL = "components/since_visit.html"  # "Desde tu última visita" (play.screens.visits)
 
 
 def page_context(drawing: Drawing) -> dict[str, Any]:
@@ -50,7 +51,7 @@ def page(request: HttpRequest, template: str, drawing: Drawing, shown: dict[str,
     shown = {**shown, "live_updates": site(request)["live_updates"]}
     campaign = drawing.campaign
     panel = "" if visit is None else render_to_string(PANEL, {"visit": visit, "campaign": campaign}, request)
-    regions = drawing.regions
+    regions = drawing.kept_whole
     if regions is None:  # a member the live screens no longer serve (no character left here): drawn, not kept
         context = {**page_context(drawing), **shown, "since_visit": panel}
         content: str = render_to_string(f"{template}#screen", context, request)
@@ -81,8 +82,8 @@ def framed(request: HttpRequest, template: str, campaign: Campaign, content: str
 
 
 def kept_content(drawing: Drawing, template: str, shown: dict[str, Any]) -> SafeString:
-    """A page's content with a hole where each region goes and the marks of play.kept, kept under everything else it
-    shows."""
+    """A page's content with a hole where each region goes and the marks of play.screens.kept, kept under everything
+    else it shows."""
     audience, campaign = drawing.audience, drawing.campaign
     where = (template, audience.campaign_id, audience.player_id, drawing.view.screen, drawing.site)
     key = (*where, row_state(campaign), row_state(campaign.gm), tuple(sorted(shown.items())))

@@ -1,72 +1,21 @@
-"""Pages of the log: which events a page holds (the GM's log, a sheet's), in words (play.log), and where the page
-before it starts ("Sucesos anteriores"). A page is all any screen reads: older pages come on demand."""
+"""The log on the screens: a page of entries drawn, each kept (play.screens.kept) under all it is worded from; the
+undo button's title; and the log's regions of the GM's table and of a sheet (play.screens.regions)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign, Event, GameSession
-from characters.models import Character
 from play.jinja import fragment
-from play.kept import VERSION_MARK, kept, titles
-from play.log import Entry, entry_for
-
-if TYPE_CHECKING:
-    from play.screens import Drawing
-    from play.snapshot import Snapshot
-
-LOG_LENGTH = 40  # entries on the GM's table
-SHEET_LOG_LENGTH = 15  # entries on a character's sheet
-
-
-def entries_for(
-    events: Iterable[Event], names: dict[int, str], only: int | None = None, unseen: frozenset[int] = frozenset()
-) -> list[Entry]:
-    """The entries of these events, in their order."""
-    return [entry_for(event, names, only, unseen) for event in events]
-
-
-def names_in(campaign: Campaign) -> dict[int, str]:
-    """Every character's name, those removed from the campaign too: the log keeps telling their story."""
-    return dict(Character.everyone.filter(campaign=campaign).values_list("pk", "name"))
-
-
-def table_log(
-    campaign: Campaign,
-    names: dict[int, str] | None = None,
-    before: int | None = None,
-    session: GameSession | None = None,
-) -> list[Entry]:
-    """The GM's log: a page of the campaign's events, the latest ones or those `before` an event id (`names`: every
-    character's, if already at hand), of one game `session` when given (from its start, up to its end or now). A
-    page is all any screen renders: older pages come on demand."""
-    names = names_in(campaign) if names is None else names
-    chosen = campaign.events.all()
-    if session is not None:
-        chosen = chosen.filter(pk__gte=session.started_id)
-        if session.ended_id is not None:
-            chosen = chosen.filter(pk__lte=session.ended_id)
-    return entries_for(older_than(chosen, before)[:LOG_LENGTH], names)
-
-
-def sheet_log(
-    campaign: Campaign, character: Character, before: int | None = None, unseen: frozenset[int] = frozenset()
-) -> list[Entry]:
-    """A sheet's log: a page of the events about one character, only the lines about them; a healer the reader may
-    not see (`unseen`, access.kept_from) is not named."""
-    events = older_than(campaign.events.filter(characters__contains=[character.pk]), before)[:SHEET_LOG_LENGTH]
-    return entries_for(events, {character.pk: character.name}, only=character.pk, unseen=unseen)
-
-
-def older_than(events: QuerySet[Event], before: int | None) -> QuerySet[Event]:
-    return (events if before is None else events.filter(pk__lt=before)).select_related("actor").order_by("-id")
+from play.log.pages import LOG_LENGTH, SHEET_LOG_LENGTH, next_page
+from play.log.story import Entry, entry_for
+from play.screens.drawing import Drawing
+from play.screens.kept import VERSION_MARK, kept, titles
+from play.screens.snapshot import Snapshot
 
 
 def log_page(entries: list[Entry], length: int, url: str) -> dict[str, Any]:
@@ -87,9 +36,9 @@ def entry_html(entry: Entry, version: str | None = None) -> SafeString:
 def kept_entries(
     state: Snapshot, ids: list[int], names: dict[int, str], only: int | None, unseen: frozenset[int]
 ) -> list[SafeString]:
-    """These events in words and drawn (those about `only`, when given), newest first, each kept (play.kept) under
-    all it is worded from: the event (only whether it was undone ever changes), who acted, the names it may use, whose
-    lines it keeps and whom it may not name. Only the events not kept are read whole (one query)."""
+    """These events in words and drawn (those about `only`, when given), newest first, each kept (play.screens.kept)
+    under all it is worded from: the event (only whether it was undone ever changes), who acted, the names it may use,
+    whose lines it keeps and whom it may not name. Only the events not kept are read whole (one query)."""
     named = frozenset(names.items())
     heads = state.heads_of(ids)
     keys = {pk: ("entry", pk, head.undone, head.who, named, only, unseen) for pk, head in heads.items()}
@@ -114,13 +63,10 @@ class UndoTitle:
 
 
 def undo_title(state: Snapshot, pk: int, names: dict[int, str]) -> UndoTitle:
-    """What the undo button names: the event's title in the log's words, kept (play.kept) under the event and the
-    names it may use (the event is read whole only to word it the first time)."""
+    """What the undo button names: the event's title in the log's words, kept (play.screens.kept) under the event and
+    the names it may use (the event is read whole only to word it the first time)."""
     title = titles.get(("undo", pk, frozenset(names.items())), lambda: entry_for(state.entries([pk])[0], names).title)
     return UndoTitle(pk, title)
-
-
-# --- the log's regions of a screen (play.screens) --------------------------------------------------------------------
 
 
 def log(drawing: Drawing) -> dict[str, Any]:
@@ -165,9 +111,3 @@ def entries_context(
     older = page[-1] if len(page) == length else None
     log_more = None if older is None else f"{url}?before={older}"
     return {"log": entries, "log_more": log_more, "more_id": more_id, "whole": chosen is page}
-
-
-def next_page(entries: list[Entry], length: int) -> int | None:
-    """Where the page after these entries starts (the id to ask for events before), or None when this page was not
-    full: then there is nothing older."""
-    return entries[-1].event.pk if len(entries) == length else None

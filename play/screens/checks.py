@@ -13,8 +13,8 @@ from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign
 from config.compiled import Compiled, Slot
-from play.cards import cards_for
 from play.log import CHECK_NAMES, outcome_lines, penalty_terms
+from play.screens.cards import cards_for
 from rules import engine
 from rules.actions.checks import die_sides
 from rules.models import CalledCheck, CallStatus, CheckKind
@@ -98,7 +98,7 @@ class CallGroup:
         return [line.pk for line in self.lines if line.pending]
 
 
-# A character's state by its id, when the caller has it at hand (play.snapshot): no query for it then.
+# A character's state by its id, when the caller has it at hand (play.screens.snapshot): no query for it then.
 type Health = Callable[[int], engine.Health]
 
 
@@ -135,7 +135,7 @@ def open_calls(campaign: Campaign, health: Health, rows: list[CalledCheck] | Non
     """The GM's calls that still wait for someone, with every character's check in them: those already answered
     show their roll and what it did, as the log words it. One query, and three more while any check is pending (its
     character's penalties)."""
-    rows = CALLS.list(campaign=campaign.pk) if rows is None else rows  # read already (play.snapshot), or now
+    rows = CALLS.list(campaign=campaign.pk) if rows is None else rows  # read already (play.screens.snapshot), or now
     groups = []
     for _called, in_call in groupby(rows, key=lambda row: row.called_id):
         lines = []

@@ -1,10 +1,9 @@
 """Game sessions on the screens and their recap page.
 
-The GM's table has the session's control ("Empezar la sesión 13" / "Terminar la sesión"), and a player's page the
-recaps the GM shared, each a region of play.screens drawn from the snapshot's sessions. A recap is a session's stretch
-of the log (rules.recaps) as its reader may read it (play.recaps), in words, with each character's PG chart over the
-session (play.timeline) and, for the GM, the session's own log.
-"""
+The GM's table has the session's control ("Empezar la sesión 13" / "Terminar la sesión"), and a player's page the recaps
+the GM shared, each a region of play.screens drawn from the snapshot's sessions. A recap is a session's stretch of the
+log (rules.stretches) as its reader may read it (play.log.recaps), in words, with each character's PG chart over the
+session (play.screens.timeline) and, for the GM, the session's own log."""
 
 from __future__ import annotations
 
@@ -18,15 +17,15 @@ from campaigns.access import Audience, roster_of
 from campaigns.clock import format_clock, spoken_duration
 from campaigns.models import Campaign, Event, GameSession
 from characters.models import Character
-from play.recaps import Seen, SeenCompanion, seen_by
-from play.stretch_words import rolled_line, wound_lines
-from play.timeline import Timeline, timeline_between
+from play.log.recaps import Seen, SeenCompanion, seen_by
+from play.log.stretch_words import rolled_line, wound_lines
+from play.screens.timeline import Timeline, timeline_between
 from rules.events import EventKind
 from rules.models import CheckKind, disease_name
-from rules.recaps import CharacterStretch, stretch
+from rules.stretches import CharacterStretch, stretch
 
 if TYPE_CHECKING:
-    from play.screens import Drawing
+    from play.screens.drawing import Drawing
 
 
 # --- the regions (play.screens) --------------------------------------------------------------------------------------
@@ -115,7 +114,7 @@ def recap_of(campaign: Campaign, session: GameSession, audience: Audience) -> Re
 
 
 def session_entries(campaign: Campaign, session: GameSession) -> list[Event]:
-    """The session's standing entries in id order, for the charts (as rules.recaps reads them): one query."""
+    """The session's standing entries in id order, for the charts (as rules.stretches reads them): one query."""
     within = Q(pk__gt=session.started_id, undone=False) & ~Q(action=EventKind.UNDO)
     if session.ended_id is not None:
         within &= Q(pk__lte=session.ended_id)

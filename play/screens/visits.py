@@ -2,14 +2,14 @@
 
 Opening the player's page or the GM's table draws the panel (`since_last_visit`) and marks now as seen
 (rules.actions.visits.opened). The panel tells the stretch of the log from where the account had last seen up to now
-(rules.recaps.stretch), but for what the account did itself (from any page or device: never news to it), as that
-account may read it (play.recaps.seen_by, the one place that filters by party view), in words (play.stretch_words),
-capped: a few lines per character and "y N cosas más" with a link to where the rest is. It stays on reloads until
-dismissed; nothing at all when nothing stands in it for this reader.
+(rules.stretches.stretch), but for what the account did itself (from any page or device: never news to it), as that
+account may read it (play.log.recaps.seen_by, the one place that filters by party view), in words
+(play.log.stretch_words), capped: a few lines per character and "y N cosas más" with a link to where the rest is. It
+stays on reloads until dismissed; nothing at all when nothing stands in it for this reader.
 
 It is drawn with the page, not streamed: it is not a region (play.screens), no change redraws it under the reader,
 and a stream's first message does not carry it. What the page then shows live is not news at the next visit: when the
-page's live stream ends, its account's mark moves to the latest change that stream showed (play.live keeps it in
+page's live stream ends, its account's mark moves to the latest change that stream showed (play.live.streams keeps it in
 memory, per stream; one write when the stream ends, never one per change; none for a stream that showed no change).
 A page opened before that write (a reload: the new page's request and the old stream's end arrive together, in
 either order) counts what the account's live screens in this process showed as seen already (`shown`).
@@ -19,19 +19,19 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
+from cachetools import LRUCache
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import DatabaseError, connections
 from django.urls import reverse
 
 from campaigns.clock import spoken_duration
-from play.recaps import seen_by
-from play.screens import Drawing, Screen, View
-from play.stretch_words import Told, character_lines, companion_lines
+from play.log.recaps import seen_by
+from play.log.stretch_words import Told, character_lines, companion_lines
+from play.screens.drawing import Drawing, Screen, View
 from rules.actions import visits
-from rules.actions.core import Actor
-from rules.recaps import stretch
+from rules.stretches import stretch
 
 logger = logging.getLogger(__name__)
 
@@ -52,14 +52,14 @@ class Panel:
 
 class Shown:
     """The latest change each account's live screens of a campaign (the player's page, the GM's table) have shown, in
-    this process, by campaign and account: play.live tells it as it hears each change, and a page opened meanwhile
-    counts it as seen (its streams mark it only when they end). Kept for the SIZE accounts and campaigns heard most
-    recently; shared by the event loop and the requests' threads."""
+    this process, by campaign and account: play.live.streams tells it as it hears each change, and a page opened
+    meanwhile counts it as seen (its streams mark it only when they end). Kept for the SIZE accounts and campaigns heard
+    or asked of most recently; shared by the event loop and the requests' threads."""
 
     SIZE = 4096
 
-    def __init__(self) -> None:
-        self.latest: OrderedDict[tuple[int, int], int] = OrderedDict()
+    def __init__(self, size: int = SIZE) -> None:
+        self.latest: LRUCache[tuple[int, int], int] = LRUCache(size)
         self.lock = threading.Lock()
 
     def saw(self, campaign_id: int, user_ids: set[int], event: int | None) -> None:
@@ -68,9 +68,7 @@ class Shown:
         with self.lock:
             for user_id in user_ids:
                 key = (campaign_id, user_id)
-                self.latest[key] = max(self.latest.pop(key, 0), event)
-            while len(self.latest) > self.SIZE:
-                self.latest.popitem(last=False)
+                self.latest[key] = max(self.latest.get(key, 0), event)
 
     def upto(self, campaign_id: int, user_id: int) -> int:
         with self.lock:
@@ -80,7 +78,7 @@ class Shown:
 shown = Shown()
 
 
-def since_last_visit(drawing: Drawing, by: Actor) -> Panel | None:
+def since_last_visit(drawing: Drawing, by: User | AnonymousUser) -> Panel | None:
     """Marks the page as seen by `by` and gives its panel, if anything stands since its last visit (two queries: the
     mark, then the stretch; one more when checks were called in it)."""
     if drawing.view.screen not in (Screen.TABLE, Screen.PAGE):
@@ -122,9 +120,9 @@ def sheet_url(drawing: Drawing, pk: int) -> str:
 
 
 def stream_ended(view: View, last_event: int) -> None:
-    """A live stream of the player's page or the GM's table ended (play.live): its account saw everything logged up
-    to `last_event`, the latest change it showed. Runs on a worker thread; never raises (the database may be down: the
-    mark then stays, and the next visit tells a little more than it had to)."""
+    """A live stream of the player's page or the GM's table ended (play.live.streams): its account saw everything logged
+    up to `last_event`, the latest change it showed. Runs on a worker thread; never raises (the database may be down:
+    the mark then stays, and the next visit tells a little more than it had to)."""
     if view.screen not in (Screen.TABLE, Screen.PAGE):
         return
     try:

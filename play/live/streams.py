@@ -3,12 +3,12 @@
 One listener per server process holds its own autocommit connection and LISTENs on the channel of rules.notify, whose
 Change names the campaign, the event logged, the changed characters and the browser tab that acted. For each campaign
 that has watchers, the process draws what the change touched once per view — an audience (the GM, or one player) looking
-at one screen (play.screens), in one language; the request that made the change draws it when it ran in this process
-(play.live_drawing.Promises) — and hands the same bytes to every client of that view through a bounded queue, except the
-tab that acted, which had them in the answer to its request: each change reaches each screen once. A client whose queue
-is full is dropped, never waited for; its browser reconnects and gets the whole screen first. Every process listens, so
-a change made through one process reaches browsers connected to any other. A stream ends, saying why, when its campaign
-is gone, when its audience may no longer watch it and when its session ends (a logout elsewhere, or its expiry).
+at one screen (play.screens), in one language — and hands the same bytes to every client of that view through a bounded
+queue, except the tab that acted, which had them in the answer to its request: each change reaches each screen once.
+A client whose queue is full is dropped, never waited for; its browser reconnects and gets the whole screen first.
+Every process listens, so a change made through one process reaches browsers connected to any other. A stream ends,
+saying why, when its campaign is gone, when its audience may no longer watch it and when its session ends (a logout
+elsewhere, or its expiry).
 """
 
 from __future__ import annotations
@@ -18,85 +18,45 @@ import contextvars
 import logging
 import time
 from collections import defaultdict
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from datetime import datetime
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import psycopg
 from asgiref.sync import sync_to_async
 from django.db import connections
 from django.utils import timezone
 
-from play import sessions
-from play.live_drawing import Ending, Seen, campaign_version, draw_change, draw_state, message, promises, sse
-from play.screens import Screen
-from play.visits import shown, stream_ended
+from play.live import logins
+from play.live.messages import Watched, message
+from play.live.watchers import (
+    BEAT,
+    ENDS,
+    GONE,
+    HEARTBEAT_SECONDS,
+    NEVER_STARTED_SECONDS,
+    REMEMBER_SECONDS,
+    RESYNC,
+    SESSION,
+    SESSION_RECHECK_SECONDS,
+    SESSION_SWEEP_SECONDS,
+    Remembered,
+    Request,
+    Screens,
+    Watcher,
+)
 from rules import notify
 
 logger = logging.getLogger(__name__)
 
-QUEUE_SIZE = 64  # messages a client may fall behind before it is dropped
-HEARTBEAT_SECONDS = 15.0
-RETRY = b"retry: 2000\n\n"  # a stream's first bytes: how long its browser waits before it reconnects
-# What a queue carries besides changes' messages (bytes, encoded once for all their clients): these words.
-RESYNC = "resync"  # put in queues after the listener reconnects: notifications may have been missed
-BEAT = "beat"  # put in every queue every HEARTBEAT_SECONDS: a heartbeat is sent, or the end if the session expired
-GONE = Ending.GONE  # the campaign is gone, or this audience may no longer watch it: its streams end
-SESSION = Ending.SESSION  # the session behind the stream ended: its stream ends
-ROLE = Ending.ROLE  # its person holds the other role now (a player made co-GM, a co-GM removed): its streams end
-ENDS = frozenset(Ending)  # the words that end a stream
-SESSION_RECHECK_SECONDS = 2.0  # an account changed: a session found invalid is asked again this much later
-SESSION_SWEEP_SECONDS = 10.0  # and every this often, all the sessions of this process's streams are asked
-NEVER_STARTED_SECONDS = 30.0  # a stream registered whose response never began is forgotten after this
-PROMISE_SECONDS = 5.0  # a request's drawing of its change not kept by then (it cannot be: a hung request) is made here
-# A stream its browser closed is remembered this long: the same request again is let in without asking Django
-# (play.connects.remembered); no longer than a live stream goes between two asks of its session (Hub.sweep).
-REMEMBER_SECONDS = SESSION_SWEEP_SECONDS
 
-
-Request = tuple[object, ...]  # all a stream's connect asked: its address, URL and headers (play.connects.request_of)
-Headers = tuple[tuple[bytes, bytes], ...]
-
-
-@dataclass(frozen=True)
-class Comeback:
-    """What a stream's connect asked and the headers Django answered it with: the same request again, made soon after
-    the browser closed the stream, is answered with them from memory (play.connects)."""
-
-    request: Request
-    headers: Headers
-
-
-@dataclass(eq=False)
-class Watcher:
-    seen: Seen
-    tab: str  # the browser tab (notify.acting_tab): a change it made reached it in its answer
-    session: str  # a digest of its session key (sessions.session_digest): a logout elsewhere ends the stream
-    expires: datetime | None = None  # when its session expires: the stream ends then
-    key: str = ""  # its session key, kept in this process only: is it still valid (sessions.invalid_sessions)
-    queue: asyncio.Queue[tuple[bytes | str, int]] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))  # event
-    dropped: bool = False
-    opened: float = field(default_factory=time.monotonic)  # registered then (campaign_stream)
-    started: bool = False  # its response began (stream): until then it only holds a place
-    last_event: int = 0  # the latest change its screen showed (or had in an answer): its account's mark at the end
-    version: int | None = None  # its campaign's version as its connect read it, if no change was heard since (opened)
-    comeback: Comeback | None = None  # set when its response began (play.connects): it may be let in again from memory
-    told: bool = False  # told its stream ends (ENDS): never let in again from memory
-
-    @property
-    def campaign_id(self) -> int:
-        return self.seen.view.audience.campaign_id
-
-    @property
-    def user_id(self) -> int:
-        return self.seen.view.audience.user_id
-
-
-# --- the hub: one per process --------------------------------------------------------------------------------------
+def register(screens: Screens[Any]) -> None:
+    """The screens this process streams (play.apps.PlayConfig.ready)."""
+    Hub.screens = screens
 
 
 class Hub:
+    screens: ClassVar[Screens[Any] | None] = None  # `register`
+
     def __init__(self) -> None:
         self.watchers: dict[int, set[Watcher]] = defaultdict(set)
         self.of_user: dict[int, set[Watcher]] = defaultdict(set)  # the same watchers, by their user (streams_of)
@@ -105,14 +65,13 @@ class Hub:
         # browser that connects at that version gets the same bytes, made once (a reconnect storm costs one per view,
         # not one per browser), from the screen kept whole when a page or another stream drew it already
         # (play.screens.whole_screen, kept under everything it is drawn from).
-        self.states: dict[Seen, tuple[int, asyncio.Future[bytes | None]]] = {}
+        self.states: dict[Watched, tuple[int, asyncio.Future[bytes | None]]] = {}
         # Set while the LISTEN connection listens: a stream draws its first screen only then, so that no change can
         # commit between that drawing and the first notification this process hears.
         self.listening = False
         self.checks: set[asyncio.Task[None]] = set()  # Hub.check_sessions running (kept: a task must be referenced)
         self.sweeper: asyncio.Task[None] | None = None  # Hub.sweep, while there are watchers
         self.beater: asyncio.Task[None] | None = None  # Hub.beat, while there are watchers
-        self.admitting: dict[str, tuple[asyncio.Lock, int]] = {}  # one_at_a_time: by session key, its lock and users
         # What this process has heard of each campaign: the count of changes heard (of all campaigns) when it heard
         # its latest, and how many times the LISTEN connection was made. See `mark`.
         self.heard: dict[int, int] = {}
@@ -196,32 +155,19 @@ class Hub:
         for request in self.remembered_in.pop(campaign_id, ()):
             self.remembered.pop(request, None)
 
-    @asynccontextmanager
-    async def one_at_a_time(self, key: str) -> AsyncIterator[None]:
-        """Hold this session's turn (a visitor without one needs none)."""
-        if not key:
-            yield
-            return
-        lock, users = self.admitting.get(key) or (asyncio.Lock(), 0)
-        self.admitting[key] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self.admitting[key]
-            if users == 1:
-                del self.admitting[key]
-            else:
-                self.admitting[key] = (lock, users - 1)
+    def drawn(self) -> Screens[Any]:
+        if self.screens is None:
+            raise RuntimeError("no screens registered with the live streams (play.apps.PlayConfig.ready does)")
+        return self.screens
 
-    async def state(self, seen: Seen, version: int | None = None) -> bytes | None:
+    async def state(self, seen: Watched, version: int | None = None) -> bytes | None:
         """The whole current screen for one view, as its streams send it; None when the audience may no longer watch.
         `version`: the campaign's as a connect read it, no change heard since (Watcher.version); else read here."""
         # Read before drawing: what is drawn is then at least as new as the version it is filed under.
-        campaign_id = seen.view.audience.campaign_id
+        campaign_id = seen.campaign_id
         if version is None:
             mark = self.mark(campaign_id)
-            version = await sync_to_async(campaign_version, thread_sensitive=False)(campaign_id)
+            version = await sync_to_async(self.drawn().version, thread_sensitive=False)(campaign_id)
             if version is not None:
                 self.learned(campaign_id, mark, version)
         if version is None:
@@ -232,7 +178,7 @@ class Hub:
         drawn: asyncio.Future[bytes | None] = asyncio.get_running_loop().create_future()
         self.states[seen] = (version, drawn)
         try:
-            text = await sync_to_async(draw_state, thread_sensitive=False)(seen)
+            text = await sync_to_async(self.drawn().whole, thread_sensitive=False)(seen)
         except BaseException as error:
             drawn.set_exception(error)
             drawn.exception()  # retrieved: no "never retrieved" warning when nobody else was waiting
@@ -286,7 +232,7 @@ class Hub:
             watching.discard(watcher)
             if not watching:
                 del self.watchers[watcher.campaign_id]
-                for seen in [seen for seen in self.states if seen.view.audience.campaign_id == watcher.campaign_id]:
+                for seen in [seen for seen in self.states if seen.campaign_id == watcher.campaign_id]:
                     del self.states[seen]
 
     async def listen(self) -> None:
@@ -366,21 +312,19 @@ class Hub:
         watching = self.watchers.get(change.campaign_id)
         if not watching:
             return
-        # One drawing per view, not per client: the cost does not grow with the number of browsers. The request that
-        # made the change may have drawn it for this process's views already (Promises); a view it did not know of
-        # (a stream opened since) is drawn here.
-        views, drawn = self.views_of(change.campaign_id, change.tab), await self.promised(change)
-        if missing := views - drawn.keys():
-            drawn |= await sync_to_async(draw_change, thread_sensitive=True)(change, missing)
+        # One drawing per view, not per client: the cost does not grow with the number of browsers. The tab that acted
+        # has the change in the answer to its request: its view is drawn only if another browser shows it too.
+        views = self.views_of(change.campaign_id, change.tab)
+        drawn = await sync_to_async(self.drawn().changed, thread_sensitive=True)(change, views) if views else {}
         by_view = {seen: message(html) for seen, html in drawn.items()}
-        pages = set()  # the accounts whose live pages show the change: no news at their next visit (play.visits)
+        showed = []  # the views whose live screens show the change: no news at their accounts' next visit
         for watcher in list(watching):
             text, acted = by_view.get(watcher.seen, ""), bool(change.tab and watcher.tab == change.tab)
             if change.event is not None and (text == "" or acted):  # current up to the change: nothing to send, or
                 watcher.last_event = max(watcher.last_event, change.event)  # the tab that acted had it in its answer
             shows = text is not None and text not in ENDS
-            if shows and watcher.started and watcher.seen.view.screen != Screen.SHEET:
-                pages.add(watcher.user_id)
+            if shows and watcher.started:
+                showed.append(watcher.seen)
             if watcher.seen not in by_view or acted:
                 continue  # the tab that acted: it has this change already, in the answer to its request
             if text is None:
@@ -389,33 +333,24 @@ class Hub:
                 self.deliver(watcher, text)
             elif text:
                 self.deliver(watcher, text, change.event or 0)  # current up to it once sent (stream)
-        shown.saw(change.campaign_id, pages, change.event)
+        self.drawn().showed(change.campaign_id, showed, change.event)
         self.unremember_campaign(change.campaign_id)
 
-    def views_of(self, campaign_id: int, tab: str) -> set[Seen]:
-        """The views of a campaign this process's streams show, but the acting tab's (it has the change in its answer).
-        Asked by a request's thread too (Promises): the set is copied in one step, atomic between threads."""
+    def views_of(self, campaign_id: int, tab: str) -> set[Watched]:
+        """The views of a campaign this process's streams show, but the acting tab's (it has the change in its
+        answer)."""
         watching = tuple(self.watchers.get(campaign_id, ()))
         return {watcher.seen for watcher in watching if not (tab and watcher.tab == tab)}
 
-    async def promised(self, change: notify.Change) -> dict[Seen, str | None]:
-        """What the request that made this change drew of it for this process's views ({} if it drew nothing)."""
-        future = promises.of(change.campaign_id, change.event)
-        if future is None:
-            return {}
-        done, _pending = await asyncio.wait({asyncio.wrap_future(future)}, timeout=PROMISE_SECONDS)
-        drawn = next(iter(done)).result() if done else None
-        return dict(drawn or {})
-
     async def check_sessions(self, mine: list[Watcher]) -> None:
-        """End the streams among these whose sessions no longer sign their user in (sessions.invalid_sessions: a
+        """End the streams among these whose sessions no longer sign their user in (logins.invalid_sessions: a
         logout, a password changed elsewhere, the account made inactive or deleted). Asked twice, a moment apart,
         before a stream ends: the session that changed its own password is given its new hash right after the
         change is saved."""
         for wait in (0.0, SESSION_RECHECK_SECONDS):
             await asyncio.sleep(wait)
             signed = {(watcher.user_id, watcher.key) for watcher in mine}
-            invalid = await sync_to_async(sessions.invalid_sessions, thread_sensitive=False)(signed)
+            invalid = await sync_to_async(logins.invalid_sessions, thread_sensitive=False)(signed)
             mine = [watcher for watcher in mine if (watcher.user_id, watcher.key) in invalid]
             if not mine:
                 return
@@ -449,57 +384,4 @@ class Hub:
             self.forget(watcher)
 
 
-@dataclass(frozen=True)
-class Remembered:
-    watcher: Watcher  # the stream its browser closed
-    until: float  # time.monotonic()
-    listened: int  # Hub.listened then: after the listener reconnects, changes may have been missed
-
-
 hub = Hub()
-
-
-def ending(why: str) -> bytes:
-    """The last message of a stream: why it ends (an Ending); the page says it in words (screen_end.html)
-    and its script stops reconnecting (sse-close)."""
-    return sse("end", why).encode()
-
-
-async def stream(watcher: Watcher) -> AsyncGenerator[bytes]:
-    """One browser's stream: the whole screen first, then every change, with heartbeats."""
-    watcher.started = True
-    try:
-        yield RETRY
-        for _ in range(100):  # at most 5 s; the database down: the screen as it is, and a resync follows
-            if hub.listening:
-                break
-            await asyncio.sleep(0.05)
-        first = await hub.state(watcher.seen, watcher.version)
-        if first is None:
-            yield ending(GONE)
-            return
-        yield first
-        while not watcher.dropped:
-            message, event = await watcher.queue.get()
-            if message == BEAT:
-                if watcher.expires is not None and watcher.expires <= timezone.now():
-                    yield ending(SESSION)
-                    return
-                yield b": heartbeat\n\n"
-                continue
-            text = await hub.state(watcher.seen) if message == RESYNC else message
-            if text is None or text == GONE:
-                yield ending(GONE)
-                return
-            if text in (SESSION, ROLE):
-                yield ending(str(text))
-                return
-            yield text if isinstance(text, bytes) else text.encode()
-            watcher.last_event = max(watcher.last_event, event)  # sent: a tab closed before it never showed it
-    except (asyncio.CancelledError, GeneratorExit):
-        hub.remember(watcher)  # its browser closed it: the same request, soon, is let in again from memory
-        raise
-    finally:
-        hub.forget(watcher)  # also on a client disconnect (CancelledError): no watcher or queue is left behind
-        if watcher.last_event:  # what it showed live is not news at its account's next visit (one write per stream)
-            await sync_to_async(stream_ended, thread_sensitive=False)(watcher.seen.view, watcher.last_event)

@@ -1,205 +1,33 @@
-"""What each screen shows, region by region: the one list that the first load of a page, the answer to an action and
-the live stream all draw from (DESIGN.md principle 3, "one path to every screen").
-
-A screen is the GM's table, a player's page or a character's sheet. Each is a list of regions; a region is one element
-of the page (its id, its tag), the template that draws what is inside it, what it is drawn from, and which changes
-touch it. A page draws every region of its screen in place (`{% region %}`); a change sends each screen only the
-regions it touched, drawn by the same code, as a run of the same elements (`changes`), which static/js/screen.js puts
-in place: inside the element of the same id, or entry by entry for a log, never replacing a form being typed in.
-Every region is marked with the campaign version it was drawn at, so that an older drawing never covers a newer one.
-"""
+"""The regions of each screen — the GM's table, a player's page, a character's sheet — and what each is drawn from:
+the one list that the first load of a page, the answer to an action and the live stream all draw from (`SCREENS`);
+what a change sends a screen (`changes`), and a whole screen kept (`whole_screen`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
-from functools import cached_property
-from html import escape
+from dataclasses import replace
 from typing import Any
 
 from django.http import HttpRequest
-from django.template import engines
 from django.utils.safestring import SafeString, mark_safe
 
-from campaigns.access import Audience, Right, seen_as, table_of
-from campaigns.models import Campaign, Invitation, PartyView
+from campaigns.access import Right, seen_as, table_of
+from campaigns.models import Campaign, PartyView
 from characters.models import Character
-from play.cards import Card, Shown, shown_to, whole
 from play.forms.advance import AdvanceForm
 from play.forms.party import PartyViewForm
-from play.game_sessions import game_session, shared_recaps
-from play.jinja import fragment
-from play.kept import CSRF_MARK, VERSION_MARK, fill, kept, row_state, screens
-from play.log_pages import LOG_LENGTH, SHEET_LOG_LENGTH, log, sheet_log_entries, undo_title
+from play.log.pages import LOG_LENGTH, SHEET_LOG_LENGTH
 from play.party import companion
-from play.snapshot import Snapshot
-from play.timeline import timeline_for
-from play.touch import EVERYTHING, Touch
+from play.screens.cards import Card, Shown, shown_to, whole
+from play.screens.drawing import Drawing, Region, Screen, View, element
+from play.screens.game_sessions import game_session, shared_recaps
+from play.screens.kept import fill, row_state, screens
+from play.screens.log import log, sheet_log_entries, undo_title
+from play.screens.snapshot import Snapshot
+from play.screens.timeline import timeline_for
+from play.screens.touch import EVERYTHING, Touch
 from rules.actions.core import right_to_undo
-
-
-class Screen(StrEnum):
-    TABLE = "table"  # the GM's table
-    PAGE = "page"  # a player's page: their characters and their companions
-    SHEET = "sheet"  # one character's sheet, for its player or the GM
-
-
-@dataclass(frozen=True)
-class View:
-    """Who looks at which screen: everything a screen's regions are drawn from, but the campaign's state."""
-
-    audience: Audience
-    screen: Screen
-    character: int | None = None  # the sheet's
-
-
-def view_of(audience: Audience, character: int | None = None) -> View:
-    if character is not None:
-        return View(audience, Screen.SHEET, character)
-    return View(audience, Screen.TABLE if audience.is_gm else Screen.PAGE)
-
-
-# --- drawing ---------------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Drawing:
-    """One screen drawn at one moment: what its regions are drawn from, each worked out once, when first asked."""
-
-    state: Snapshot  # the campaign's rows, shared by every drawing of the same change
-    view: View
-    site: str  # scheme and host, for the links people copy (invitations)
-    request: HttpRequest | None = None  # a page or an answer (CSRF tokens for forms without script); None: a stream
-    touch: Touch = EVERYTHING
-    marked: bool = False  # drawn to be kept (play.kept): marks where the CSRF token and the version go
-    holes: bool = False  # a page's content drawn to be kept: a hole where each region goes (play.pages)
-
-    @property
-    def campaign(self) -> Campaign:
-        return self.state.campaign
-
-    @property
-    def audience(self) -> Audience:
-        return self.view.audience
-
-    @property
-    def read_only(self) -> bool:
-        return not self.audience.is_gm
-
-    @cached_property
-    def seen(self) -> list[Character]:
-        return self.state.roster.seen_by(self.audience)
-
-    @cached_property
-    def cards(self) -> list[Card]:
-        return self.state.cards_of(self.seen)
-
-    def cards_touched(self) -> list[Card]:
-        return self.state.cards_of(character for character in self.seen if self.touch.character(character.pk))
-
-    @cached_property
-    def kept(self) -> frozenset[int]:
-        return self.state.roster.kept_from(self.audience)
-
-    @cached_property
-    def sheet(self) -> Character | None:
-        """The sheet's character, while this audience may still see it (removed or handed over: None)."""
-        return next((character for character in self.seen if character.pk == self.view.character), None)
-
-    def invitation(self, card: Card) -> Invitation | None:
-        """A card's pending invitation link: on the GM's table only."""
-        if not self.audience.is_gm or card.character.player_id is not None:
-            return None  # a character someone plays has no invitation waiting: no query
-        return self.state.invitations.get(card.character.pk)
-
-    @cached_property
-    def base(self) -> dict[str, Any]:
-        """What every region's template reads: the drawing, and for a page or an answer what the context processors
-        give (its CSRF token among them), worked out once for all its regions, not once per region. No CSRF token in
-        a stream's drawing (no request): its forms go by htmx, which sends the page's token in a header."""
-        processed: dict[str, Any] = {}
-        if self.request is not None:
-            for processor in engines["django"].engine.template_context_processors:  # type: ignore[attr-defined]
-                processed.update(processor(self.request))
-        drawn = {"campaign": self.campaign, "read_only": self.read_only, "site": self.site, "drawing": self}
-        if self.marked:
-            drawn["csrf_token"] = CSRF_MARK
-        return {**processed, **drawn}
-
-    @cached_property
-    def regions(self) -> dict[str, SafeString] | None:
-        """Every region of this screen, kept (`whole_screen`), when this drawing is of all of it (a page, a stream's
-        first message); else None, as when its audience may no longer see the campaign."""
-        return whole_screen(self) if self.touch.everything and not self.marked else None
-
-    def render(self, template: str, context: dict[str, Any]) -> SafeString:
-        return fragment(template, {**self.base, **context})
-
-    @cached_property
-    def csrf_token(self) -> str | None:
-        return None if self.request is None else str(self.base["csrf_token"])
-
-    def render_card(
-        self, template: str, card: Card, drawn_from: Callable[[Card], object] = whole, shown: Shown = shown_to
-    ) -> SafeString:
-        """Something of a card's (its shell, a region of it) drawn from the card and how this screen shows it alone
-        (no request, no context processors), and kept under those (play.kept): a page of 40 unchanged cards draws
-        none of them again, and the answer to an action and the streams draw a changed card once for all. Its marks
-        (the CSRF token, the version) are filled in by the region that holds it (`element`)."""
-        invitation = self.invitation(card)
-        context = {"card": card, "invitation": invitation, "read_only": self.read_only, "site": self.site}
-
-        def draw() -> SafeString:
-            marked = replace(self, marked=True)
-            return fragment(template, {**context, "csrf_token": CSRF_MARK, "drawing": marked})
-
-        key = (template, drawn_from(card), row_state(invitation), shown(card, self.read_only), self.site)
-        return kept.get(key, draw)
-
-
-# --- regions ---------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Region:
-    """One element of a screen: `name` is its id (a card's and a sheet's end in the character's id), `how` how a
-    change lands there ("inner": what is inside is replaced, forms being typed in kept; "keyed": children of the same
-    id are kept, their own regions updated; "entries": log entries added or replaced by id, the oldest let go)."""
-
-    name: str
-    template: str
-    draw: Callable[[Drawing], dict[str, Any]]
-    touched: Callable[[Drawing], bool]
-    tag: str = "div"
-    attrs: dict[str, str] = field(default_factory=dict)
-    how: str = "inner"
-    per_card: bool = False  # one per card the screen shows ("card-12")
-    drawn_from: Callable[[Card], object] = whole  # a per-card region's: what it shows of the card
-    shown: Shown = shown_to  # and what of the screen's showing it (read-only or not) changes it
-    kept: bool = False  # drawn from its context alone (hashable values, no request), and kept under it (play.kept)
-
-
-def element(
-    drawing: Drawing, region: Region, context: dict[str, Any], name: str | None = None, card: Card | None = None
-) -> SafeString:
-    """A region as the page has it: its element, marked with the version it was drawn at, around its content."""
-    if card is not None:
-        inner = drawing.render_card(region.template, card, region.drawn_from, region.shown)
-    elif region.kept:  # drawn from its context alone, which is its key
-        key = (region.template, tuple(context.items()))
-        inner = kept.get(key, lambda: fragment(region.template, context))
-    else:
-        inner = drawing.render(region.template, context)
-    if not drawing.marked:  # what it holds of kept drawings (play.kept) made whole
-        inner = fill(inner, drawing.csrf_token, drawing.campaign.version)
-    version = VERSION_MARK if drawing.marked else str(drawing.campaign.version)
-    attrs = {"id": name or region.name, **region.attrs, "data-how": region.how, "data-v": version}
-    # Written out, not by format_html: ten of these a change, eighty a page of forty cards, at a tenth of the cost.
-    # The names are the code's own; every value is escaped, and `inner` is a drawing (safe) as it stands.
-    attributes = " ".join(f'{key}="{escape(str(value))}"' for key, value in attrs.items())
-    return mark_safe(f"<{region.tag} {attributes}>{inner}</{region.tag}>")  # noqa: S308
 
 
 def clock(drawing: Drawing) -> dict[str, Any]:
@@ -401,7 +229,7 @@ HOLES = re.compile("\x00r:([^\x00]+)\x00")  # each `hole` in a page's content, a
 
 
 def hole(name: str) -> SafeString:
-    """Where a region goes in a page's content kept without it (play.pages)."""
+    """Where a region goes in a page's content kept without it (play.screens.pages)."""
     return mark_safe(f"\x00r:{name}\x00")  # noqa: S308 — a name of REGIONS
 
 
@@ -415,17 +243,17 @@ def draw_region(
         return element(drawing, region, {}, f"{name}-{card.character.pk}", card)
     if given is None and drawing.holes:
         return hole(name)
-    if given is None and drawing.regions is not None:
-        return fill(drawing.regions[name], drawing.csrf_token, drawing.campaign.version)
+    if given is None and drawing.kept_whole is not None:
+        return fill(drawing.kept_whole[name], drawing.csrf_token, drawing.campaign.version)
     return element(drawing, region, region.draw(drawing) if given is None else given)
 
 
 def changes(drawing: Drawing) -> SafeString:
     """What a change sends one screen: each region it touched, once, as the page has it (the whole screen when the
     change is unknown: a stream's first message)."""
-    if drawing.regions is not None:
+    if drawing.kept_whole is not None:
         version = drawing.campaign.version
-        return mark_safe("".join(fill(html, drawing.csrf_token, version) for html in drawing.regions.values()))  # noqa: S308
+        return mark_safe("".join(fill(html, drawing.csrf_token, version) for html in drawing.kept_whole.values()))  # noqa: S308
     parts = []
     drawn = set()
     for region in SCREENS[drawing.view.screen]:
@@ -445,14 +273,14 @@ KEPT_WHOLE = (Screen.TABLE, Screen.PAGE)
 
 
 def whole_screen(drawing: Drawing) -> dict[str, SafeString] | None:
-    """Every region of the drawing's screen as a fresh load has it (each card's inside the list of cards), by name,
-    kept (play.kept.screens) under everything it is drawn from: who looks at which screen (every GM sees the same
+    """Every region of the drawing's screen as a fresh load has it (each card's inside the list of cards), by name, kept
+    (play.screens.kept.screens) under everything it is drawn from: who looks at which screen (every GM sees the same
     table), the site its links point to, the campaign's row and the digests of the rows of its first read (asked of
     PostgreSQL in one round trip, no rows: config.compiled.digests). A page, its reloads, the first message of the
     stream it opens and every other GM's table share one drawing, each with its own CSRF token put in
-    (play.kept.fill); a change of anything it shows, by an action or behind the actions' back, is a new key. None for
-    a screen not kept whole, for rows read already (a change's drawing) and for an audience that may no longer see
-    the campaign."""
+    (play.screens.kept.fill); a change of anything it shows, by an action or behind the actions' back, is a new key.
+    None for a screen not kept whole, for rows read already (a change's drawing) and for an audience that may no longer
+    see the campaign."""
     view, state = drawing.view, drawing.state
     if view.screen not in KEPT_WHOLE or state.ahead:
         return None
@@ -473,7 +301,8 @@ def whole_drawing(campaign: Campaign, view: View, site: str, request: HttpReques
     """A whole screen as a fresh load (a page, or a stream's first message) draws it: its regions kept whole, or
     else its rows read first, in one round trip."""
     drawing = Drawing(Snapshot(campaign), view, site, request)
-    if drawing.regions is None and not drawing.state.ahead:
+    drawing.kept_whole = whole_screen(drawing)
+    if drawing.kept_whole is None and not drawing.state.ahead:
         drawing.state.read_ahead(gm=view.screen == Screen.TABLE, players=not view.audience.is_gm)
     return drawing
 

@@ -1,6 +1,6 @@
 """A character over a stretch of the log, in words: the lines "Desde tu última visita" shows, most telling first, and
-the wounds and checks a session's recap lists (play.game_sessions): one wording of each. What may be read of a
-stretch is play.recaps' to say; this only words what it gives.
+the wounds and checks a session's recap lists (play.screens.game_sessions): one wording of each. What may be read of a
+stretch is play.log.recaps' to say; this only words what it gives.
 
 Own characters (and every one, for the GM) read in full: deaths, PG before → now, illnesses caught, wounds by kind,
 cures, checks with their results, checks still owed. A companion reads as its party view allows: its PG before → now
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from play.recaps import SeenCompanion
+from play.log.recaps import SeenCompanion
 from rules.models import CheckKind, WoundKind, disease_name
-from rules.recaps import CharacterStretch, Rolled
+from rules.stretches import CharacterStretch, Rolled
 
 
 @dataclass(frozen=True)

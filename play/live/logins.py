@@ -1,6 +1,6 @@
 """A live stream lasts as long as its session: what ends a session (a logout in any tab, an account saved with a new
-password or made inactive, an account deleted) is sent to every process (rules.notify), whose hub ends the streams
-it no longer signs in (play.live), and every process asks again of all its streams' sessions now and then (what no
+password or made inactive, an account deleted) is sent to every process (rules.notify), whose hub ends the streams it no
+longer signs in (play.live.streams), and every process asks again of all its streams' sessions now and then (what no
 signal tells: a session row deleted, an account changed by a bulk update). The receivers are connected in every process
 that can end a session (PlayConfig.ready)."""
 

@@ -13,8 +13,8 @@ from django.utils.translation import gettext as _
 from campaigns.models import Campaign
 from characters.models import Character
 from config.compiled import Compiled
-from play.kept import row_state, values_state
 from play.party import view_words
+from play.screens.kept import row_state, values_state
 from rules import engine, explained, mapping
 from rules.models import Illness, Wound, WoundKind
 from rules.signs import signed
@@ -221,7 +221,7 @@ WOUNDS = Compiled(
 ILLNESSES = Compiled(
     lambda characters: Illness.objects.filter(character_id__any=characters).select_related("disease").order_by("id")
 )
-# The same for every character of a campaign (those removed too): a whole screen's cards (play.snapshot).
+# The same for every character of a campaign (those removed too): a whole screen's cards (play.screens.snapshot).
 CAMPAIGN_WOUNDS = Compiled(
     lambda campaign: Wound.objects.filter(character__campaign=campaign).order_by("id").values_list(*WOUND_FIELDS)
 )

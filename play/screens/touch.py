@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from campaigns.models import Campaign, Event
-from play.snapshot import Snapshot
+from play.screens.snapshot import Snapshot
 from rules import events
 
 
@@ -22,7 +22,7 @@ class Touch:
     roster: bool = False
     calls: bool = False
     campaign: bool = False
-    sessions: bool = False  # a game session started or ended, or its recap shared (play.game_sessions)
+    sessions: bool = False  # a game session started or ended, or its recap shared (play.screens.game_sessions)
     entries: tuple[int, ...] = ()  # log entries new or changed (an undo marks the one it undid)
 
     def character(self, pk: int) -> bool:

@@ -1,5 +1,5 @@
-"""The payloads of game sessions (campaigns.models.GameSession, rules.actions.sessions): the GM starts one, ends it,
-and shares its recap with the players or takes it back. A session is named by its number in the campaign."""
+"""The payloads of game sessions (campaigns.models.GameSession, rules.actions.game_sessions): the GM starts one, ends
+it, and shares its recap with the players or takes it back. A session is named by its number in the campaign."""
 
 from __future__ import annotations
 

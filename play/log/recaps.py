@@ -1,4 +1,4 @@
-"""What one audience may read of a stretch of the log (rules.recaps): the one place that filters a recap.
+"""What one audience may read of a stretch of the log (rules.stretches): the one place that filters a recap.
 
 The GM reads every character in full. A player reads their own characters in full; of a companion only what the
 party view allows (campaigns.access.seen_as): EXACT its PG at the start and at the end, BAND the word for its
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from campaigns.access import SHOWN, Audience, Roster, seen_as
 from campaigns.models import PartyView
 from rules import engine, explained
-from rules.recaps import CharacterStretch, Stretch
+from rules.stretches import CharacterStretch, Stretch
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 One change is drawn for the GM's table, each player's page and every open sheet: each asks what it shows of the same
 rows (play.screens). A snapshot reads each kind of row the first time a drawing asks, and never again: the roster,
 every card, the pending checks, the log's latest page. What each audience may see of them is campaigns.access's
-business (its Roster); what a card shows is play.cards'.
+business (its Roster); what a card shows is play.screens.cards'.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from campaigns.access import ROLES, ROSTER, Roster, roster_from, roster_of
 from campaigns.models import Campaign, Event, GameSession, Invitation
 from characters.models import Character
 from config.compiled import Compiled, digests, together
-from play.cards import CAMPAIGN_ILLNESSES, CAMPAIGN_WOUNDS, ILLNESSES, WOUNDS, Card, cards_for, cards_from
-from play.checks import CALLS, CallGroup, CheckLine, open_calls, with_penalties
 from play.log import who_acted, who_of
-from play.log_pages import LOG_LENGTH
+from play.log.pages import LOG_LENGTH
+from play.screens.cards import CAMPAIGN_ILLNESSES, CAMPAIGN_WOUNDS, ILLNESSES, WOUNDS, Card, cards_for, cards_from
+from play.screens.checks import CALLS, CallGroup, CheckLine, open_calls, with_penalties
 from rules import engine, queries
 from rules.events import EventKind
 from rules.models import CalledCheck
@@ -30,7 +30,7 @@ from rules.models import CalledCheck
 
 @dataclass(frozen=True)
 class Head:
-    """Of a log entry, what says whether it is kept (play.log_pages): whether it was undone (all that changes of an
+    """Of a log entry, what says whether it is kept (play.log.pages): whether it was undone (all that changes of an
     event), its kind, whom it is about and who acted, by the name their account has now (a renamed account is a new
     key, never a stale name)."""
 
@@ -65,7 +65,7 @@ def by_character(links: list[Invitation]) -> dict[int, Invitation]:
 class Snapshot:
     campaign: Campaign  # fresh: its version marks every region drawn from the snapshot
     events: dict[int, Event] = field(default_factory=dict)  # log entries read so far, by id
-    heads: dict[int, Head] = field(default_factory=dict)  # what a kept entry is found by (play.kept), by id
+    heads: dict[int, Head] = field(default_factory=dict)  # what a kept entry is found by (play.screens.kept), by id
     touched: frozenset[int] | None = None  # a change's characters, whose cards are read first (None: all at once)
     cards_read: dict[int, Card] = field(default_factory=dict)  # the cards read so far, by character id
     call_rows: list[CalledCheck] | None = None  # the calls' checks, when read ahead
@@ -96,8 +96,7 @@ class Snapshot:
         return self.taking(dict(zip(reads, rows, strict=True)), gm, players)
 
     def taking(self, rows: dict[str, list[Any]], gm: bool, players: bool) -> Snapshot:
-        """This snapshot with the rows of its `reads`, read (by `read_ahead`, or in the round trip of the action that
-        made the change: play.answers)."""
+        """This snapshot with the rows of its `reads`, read by `read_ahead`."""
         self.ahead = True
         roster = self.__dict__["roster"] = roster_from(self.campaign, rows["roster"])
         self.__dict__["pending"] = rows["pending"]

@@ -5,30 +5,22 @@ needs: the form it came from closed, words for a screen reader, where the keyboa
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import Future
-from contextvars import ContextVar
 from functools import wraps
-from typing import Any
 
-from django.conf import settings
-from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.loader import render_to_string
-from django.urls import get_script_prefix
-from django.utils import translation
 from django.utils.html import format_html
 from django_htmx.http import reswap
 from django_htmx.middleware import HtmxDetails
 
 from campaigns import access
 from campaigns.access import table_of
-from campaigns.models import Campaign, Event
-from play import live
+from campaigns.models import Campaign
 from play.forms.party import PartyViewForm
-from play.live_drawing import Seen, draw_views, keep, promises, state_of, unread
-from play.screens import Drawing, Screen, View, changes, clock_form, site_of
-from play.snapshot import Snapshot
-from play.touch import Touch, touch_of
+from play.screens.drawing import Drawing, Screen, View
+from play.screens.regions import changes, clock_form, site_of
+from play.screens.streamed import state_of
+from play.screens.touch import Touch, touch_of
 from rules import actions, notify
 
 
@@ -56,37 +48,30 @@ def focus_of(slot: str, outcome: actions.Outcome) -> str:
     return "party-damage"
 
 
+def acting(request: HtmxHttpRequest) -> actions.Actor:
+    """Who acts, and from which browser tab: an htmx request from a screen names its tab (X-Tab), which gets the
+    change in this request's answer (render_changes), so the change's notification tells that tab's own stream to
+    leave it out (each change reaches each screen once). A page without script is answered with a redirect: its
+    screen's stream brings the change."""
+    tab = notify.tab_or_nothing(request.headers.get("X-Tab")) if request.htmx else ""
+    return actions.FromTab(request.user, tab) if tab else request.user
+
+
 def answers_in_place(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """An action view whose htmx answer carries the regions the action touched (render_changes): the tab that sent it
-    (its X-Tab header) is named in the action's NOTIFY, so that its own stream leaves that change out — each change
-    reaches each screen once, and the acting tab is right even while its stream is down."""
+    """An action view of a screen: its 404 answers htmx saying what the account is at the campaign now
+    (`not_found`)."""
 
     @wraps(view)
-    def acting(request: HtmxHttpRequest, *args: object, **kwargs: object) -> HttpResponse:
-        token = notify.acting_tab.set(notify.tab_or_nothing(request.headers.get("X-Tab")) if request.htmx else "")
-        made: list[Future[dict[Seen, str | None] | None]] = []
-        told = notify.on_logged.set(lambda campaign_id, event_id: made.append(promises.promise(campaign_id, event_id)))
-        ahead = Ahead()
-        reading = notify.read_with_log.set(ahead.reads) if request.htmx else None
-        kept_ahead = read_ahead.set(ahead)
+    def acting_view(request: HtmxHttpRequest, *args: object, **kwargs: object) -> HttpResponse:
         try:
-            with connection.execute_wrapper(ahead.after):
-                return view(request, *args, **kwargs)
+            return view(request, *args, **kwargs)
         except Http404:
             campaign_id = kwargs.get("campaign_id")
             if not request.htmx or not isinstance(campaign_id, int):
                 raise
             return not_found(request, campaign_id)
-        finally:
-            read_ahead.reset(kept_ahead)
-            if reading is not None:
-                notify.read_with_log.reset(reading)
-            notify.on_logged.reset(told)
-            notify.acting_tab.reset(token)
-            for future in made:
-                keep(future, None)  # not drawn for the streams (a refusal, a page, another answer): the listener draws
 
-    return acting
+    return acting_view
 
 
 def standing(request: HttpRequest, campaign_id: int) -> str:
@@ -105,46 +90,6 @@ def not_found(request: HttpRequest, campaign_id: int) -> HttpResponse:
     a role it no longer holds (a removed co-GM's table) tells why it was refused (static/js/screen.js), not that
     something was removed in another tab."""
     return HttpResponse(status=404, headers={"X-Standing": standing(request, campaign_id)})
-
-
-class Ahead:
-    """The campaign's rows as an action left them, for its answer (drawn_here) and its process's streams: read in the
-    round trip that logged its event, after its writes and in its transaction (rules.notify.read_with_log), which
-    saves the answer a round trip of its own after the commit. Rows read so are the rows committed, as long as nothing
-    is written after them: any statement sent after that trip (a check marked answered, a call cancelled: writes that
-    follow the log entry in the same action) and they are let go, and read again after the commit as before."""
-
-    def __init__(self) -> None:
-        self.event: Event | None = None
-        self.state: Snapshot | None = None
-        self.pages = False  # read for players' pages too
-
-    def reads(self, campaign: Campaign, event: Event) -> tuple[notify.Reads, notify.Taken]:
-        views = live.hub.views_of(campaign.pk, notify.acting_tab.get())
-        state, gm, pages = unread(campaign, touch_of(event), views, gm=True)
-        reads = state.reads(gm, pages)
-
-        def taken(event: Event, rows: list[list[Any]]) -> None:
-            state.knowing(event, newest=True).taking(dict(zip(reads, rows, strict=True)), gm, pages)
-            self.event, self.state, self.pages = event, state, pages
-
-        return list(reads.values()), taken
-
-    def after(self, execute: Callable[..., Any], sql: str, *args: Any) -> Any:
-        """Every statement this request sends (Django's execute wrapper): one after the rows were read lets them go
-        (a savepoint released is no write)."""
-        if self.state is not None and not (isinstance(sql, str) and sql.startswith("RELEASE SAVEPOINT")):
-            self.event = self.state = None
-        return execute(sql, *args)
-
-    def state_of(self, event: Event | None, pages: bool) -> Snapshot | None:
-        """The rows read with this event's logging, if they hold what these views draw (players' pages, `pages`)."""
-        if event is None or event is not self.event or (pages and not self.pages):
-            return None
-        return self.state
-
-
-read_ahead: ContextVar[Ahead | None] = ContextVar("read_ahead", default=None)
 
 
 def in_place(drawing: Drawing | str, parts: list[str], focus: str) -> HttpResponse:
@@ -209,20 +154,9 @@ def render_changes(
 def drawn_here(
     request: HtmxHttpRequest, campaign: Campaign, outcome: actions.Outcome, touch: Touch
 ) -> tuple[Drawing, str]:
-    """The acting GM's table as the change left it, and what it touched of it as its stream would draw it; drawn
-    with the change's message for every view this process's streams show (play.live_drawing.Promises), from one
-    read of the campaign's rows: the listener then has nothing to read or draw when it hears of the change."""
-    event = outcome.event
-    future = promises.of(campaign.pk, None if event is None else event.pk)
-    views = live.hub.views_of(campaign.pk, notify.acting_tab.get()) if future is not None else set()
-    ahead = read_ahead.get()
-    pages = any(seen.view.screen == Screen.PAGE for seen in views)
-    state = ahead.state_of(event, pages) if ahead is not None else None
-    if state is None:
-        state = state_of(campaign, touch, views, event, newest=True, gm=True)  # `event` was logged under the lock
-    table = View(table_of(campaign), Screen.TABLE)
-    seen = Seen(table, site_of(request), translation.get_language() or settings.LANGUAGE_CODE, get_script_prefix())
-    drawn = draw_views({*views, seen}, touch, state)
-    if future is not None:
-        keep(future, {view: drawn[view] for view in views})
-    return Drawing(state, table, seen.site, None, touch), drawn[seen] or ""
+    """The acting GM's table as the change left it (read in one round trip after the commit), and the regions of it
+    the change touched, drawn as its stream would draw them. The other screens are the listener's
+    (play.live.streams)."""
+    state = state_of(campaign, touch, (), outcome.event, newest=True, gm=True)  # `event` was logged under the lock
+    drawing = Drawing(state, View(table_of(campaign), Screen.TABLE), site_of(request), None, touch)
+    return drawing, changes(drawing)

@@ -1,11 +1,11 @@
-"""The log in words for game sessions (rules.actions.sessions): started, ended, its recap shared or taken back.
-Registered with play.log's `words`, as its own kinds are."""
+"""The log in words for game sessions (rules.actions.game_sessions): started, ended, its recap shared or taken back.
+Registered with play.log.story's `words`, as every kind is."""
 
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
-from play.log import Story, words
+from play.log.story import Story, words
 from rules import events
 
 

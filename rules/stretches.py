@@ -2,12 +2,12 @@
 player's "since your last visit".
 
 A stretch is the log's entries after one event and up to another (either end open). It tells what stands: entries
-since undone, and the undos themselves, are left out, exactly as the chart (play.timeline) and the stored state
+since undone, and the undos themselves, are left out, exactly as the chart (play.screens.timeline) and the stored state
 leave them out. Everything is read from the entries themselves — each holds the states of the characters it changed
 before and after it (rules.mapping) and its rolls (rules.events) — in one query, plus one for the checks called in
 the stretch when there were any and one for the characters' names when the caller has none at hand.
 
-Who may read what of a stretch is not said here: a player's view of it is play.recaps'.
+Who may read what of a stretch is not said here: a player's view of it is play.log.recaps'.
 """
 
 from __future__ import annotations

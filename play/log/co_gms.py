@@ -1,11 +1,11 @@
 """The log in words for a campaign's co-GMs (rules.actions.co_gms): the owner's link "como co-narrador", someone
-joining through it, and the owner removing a co-GM. Registered with play.log's `words`, as its own kinds are."""
+joining through it, and the owner removing a co-GM. Registered with play.log.story's `words`, as every kind is."""
 
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
-from play.log import Story, words
+from play.log.story import Story, words
 from rules import events
 
 

@@ -1,12 +1,12 @@
 """The log in words for quick NPCs (rules.actions.npcs): several characters added or removed at once, and the
-campaign's templates for them. Registered with play.log's `words`, as its own kinds are."""
+campaign's templates for them. Registered with play.log.story's `words`, as every kind is."""
 
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from play.log import Story, words
+from play.log.story import Story, words
 from rules import events
 
 
