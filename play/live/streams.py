@@ -313,9 +313,13 @@ class Hub:
         if not watching:
             return
         # One drawing per view, not per client: the cost does not grow with the number of browsers. The tab that acted
-        # has the change in the answer to its request: its view is drawn only if another browser shows it too.
+        # has the change in the answer to its request: its view is drawn only if another browser shows it too. The
+        # request that made it may have drawn it for this process's views already (Screens.promised); a view it did
+        # not know of (a stream opened since) is drawn here.
         views = self.views_of(change.campaign_id, change.tab)
-        drawn = await sync_to_async(self.drawn().changed, thread_sensitive=True)(change, views) if views else {}
+        drawn = await self.drawn().promised(change) if views else {}
+        if missing := views - drawn.keys():
+            drawn |= await sync_to_async(self.drawn().changed, thread_sensitive=True)(change, missing)
         by_view = {seen: message(html) for seen, html in drawn.items()}
         showed = []  # the views whose live screens show the change: no news at their accounts' next visit
         for watcher in list(watching):

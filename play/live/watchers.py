@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -53,6 +53,9 @@ class Screens[V: Watched]:
 
     changed: Callable[[notify.Change, set[V]], dict[V, str | None]]  # a change drawn once for each view (None: its
     # audience may no longer watch; an Ending: its stream ends, saying why; "": nothing of it touched)
+    # What the request that made this change drew of it for this process's views, if it drew it (an empty dict if
+    # not): awaited on the event loop, before `changed` draws what it left out.
+    promised: Callable[[notify.Change], Awaitable[dict[V, str | None]]]
     whole: Callable[[V], str | None]  # a view's whole screen, an SSE message: a stream's first (None: may not watch)
     version: Callable[[int], int | None]  # a campaign's version (None: it is gone)
     showed: Callable[[int, list[V], int | None], None]  # these views' streams showed this change (its event id)

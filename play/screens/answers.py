@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
+from typing import cast
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.loader import render_to_string
+from django.urls import get_script_prefix
+from django.utils import translation
 from django.utils.html import format_html
 from django_htmx.http import reswap
 from django_htmx.middleware import HtmxDetails
@@ -17,9 +21,10 @@ from campaigns import access
 from campaigns.access import table_of
 from campaigns.models import Campaign
 from play.forms.party import PartyViewForm
+from play.live import streams
 from play.screens.drawing import Drawing, Screen, View
 from play.screens.regions import changes, clock_form, site_of
-from play.screens.streamed import state_of
+from play.screens.streamed import Seen, draw_views, keep, promises, state_of
 from play.screens.touch import Touch, touch_of
 from rules import actions, notify
 
@@ -53,23 +58,33 @@ def acting(request: HtmxHttpRequest) -> actions.Actor:
     change in this request's answer (render_changes), so the change's notification tells that tab's own stream to
     leave it out (each change reaches each screen once). A page without script is answered with a redirect: its
     screen's stream brings the change."""
-    tab = notify.tab_or_nothing(request.headers.get("X-Tab")) if request.htmx else ""
+    tab = tab_of(request)
     return actions.FromTab(request.user, tab) if tab else request.user
 
 
+def tab_of(request: HtmxHttpRequest) -> str:
+    """The browser tab an htmx request comes from (its X-Tab header), or "" (a page without script, a forged id)."""
+    return notify.tab_or_nothing(request.headers.get("X-Tab")) if request.htmx else ""
+
+
 def answers_in_place(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """An action view of a screen: its 404 answers htmx saying what the account is at the campaign now
-    (`not_found`)."""
+    """An action view of a screen. Before it acts, its tab promises to draw its change for this process's streams
+    (play.screens.streamed.Promises: `drawn_here` keeps the promise; if it does not, it is released here and the
+    listener draws); its 404 answers htmx saying what the account is at the campaign now (`not_found`)."""
 
     @wraps(view)
     def acting_view(request: HtmxHttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+        campaign_id, tab = kwargs.get("campaign_id"), tab_of(request)
+        promise = promises.promise(campaign_id, tab) if request.htmx and isinstance(campaign_id, int) else None
         try:
             return view(request, *args, **kwargs)
         except Http404:
-            campaign_id = kwargs.get("campaign_id")
             if not request.htmx or not isinstance(campaign_id, int):
                 raise
             return not_found(request, campaign_id)
+        finally:
+            if promise is not None:
+                keep(promise, None, {})
 
     return acting_view
 
@@ -154,9 +169,18 @@ def render_changes(
 def drawn_here(
     request: HtmxHttpRequest, campaign: Campaign, outcome: actions.Outcome, touch: Touch
 ) -> tuple[Drawing, str]:
-    """The acting GM's table as the change left it (read in one round trip after the commit), and the regions of it
-    the change touched, drawn as its stream would draw them. The other screens are the listener's
-    (play.live.streams)."""
-    state = state_of(campaign, touch, (), outcome.event, newest=True, gm=True)  # `event` was logged under the lock
-    drawing = Drawing(state, View(table_of(campaign), Screen.TABLE), site_of(request), None, touch)
-    return drawing, changes(drawing)
+    """The acting GM's table as the change left it, and what it touched of it as its stream would draw it; drawn,
+    from the same one read of the campaign's rows (after the commit), for every other view this process's streams
+    show, as this tab promised (play.screens.streamed.Promises): the listener then has nothing to read or draw when
+    it hears of the change."""
+    event, tab = outcome.event, tab_of(request)
+    future = promises.of(campaign.pk, tab)
+    # The hub's views of this campaign are Seen's: the screens registered with it (play.apps) are these.
+    views = cast(set[Seen], streams.hub.views_of(campaign.pk, tab)) if future is not None else set()
+    state = state_of(campaign, touch, views, event, newest=True, gm=True)  # `event` was logged under the lock
+    table = View(table_of(campaign), Screen.TABLE)
+    seen = Seen(table, site_of(request), translation.get_language() or settings.LANGUAGE_CODE, get_script_prefix())
+    drawn = draw_views({*views, seen}, touch, state)
+    if future is not None:
+        keep(future, None if event is None else event.pk, {view: drawn[view] for view in views})
+    return Drawing(state, table, seen.site, None, touch), drawn[seen] or ""
