@@ -7,7 +7,7 @@ venv:
 run: venv
 	@.venv/bin/python scripts/dev.py run
 
-# The checked contracts (DESIGN.md principle 9): lint, formatting, types and the import layering.
+# The checked contracts (docs/architecture.md principle 9): lint, formatting, types and the import layering.
 lint: venv
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .

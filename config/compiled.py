@@ -28,7 +28,20 @@ connection (the pool keeps them; a rolled-back transaction does not undo one), w
 PostgreSQL must work in session mode (README), and why the processes start again after a migration (as a deploy
 does). The `PREPARE` is sent on the connection itself, outside Django's query log: it happens once per connection and
 query, not per request, so the per-request query counts the tests assert do not see it. An action's writes, sent in
-one round trip (`in_one_trip`), are prepared statements the same way (`written`).
+one round trip (config.written), are prepared statements the same way.
+
+Used for the reads a benchmark names, and no others: the eight every quick damage makes (`bench/compiled.py`: the
+session, the account, the campaign as its GM sees it, the characters in play, the campaign's lock, the touched
+characters' wounds, the log's latest page, the checks pending: 7.7 ms through the ORM, 1.8 ms compiled, against
+0.9 ms for eight `SELECT 1` round trips, on 2026-12-05), and the rows every drawing of a change and every screen
+reads first, together in one round trip (play.screens.snapshot, campaigns.access's roster, the cards' wounds and
+illnesses: `bench/live.py`).
+
+It builds rows with Django's private internals — QuerySet's `_iterable_class`, `_fetch_mode`,
+`_prefetch_related_lookups` and `_known_related_objects`; SQLCompiler's `klass_info`, `select`, `col_count`,
+`annotation_col_map` and `get_converters`; `get_related_populators`; `Model.from_db(..., fetch_mode=)`; the
+connection's `validate_no_broken_transaction` — so Django is pinned to the minor version they are written against
+(pyproject.toml), and tests/test_compiled_fence.py names each one and fails with one line when an upgrade changes it.
 """
 
 from __future__ import annotations
@@ -367,15 +380,6 @@ def digests(*reads: tuple[Compiled[Any], dict[str, Any]]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def in_one_trip(statements: Sequence[tuple[str, Sequence[Any]]]) -> list[tuple[Any, ...]]:
-    """Several statements (an action's writes) in one round trip, as `together` runs reads, each a prepared statement
-    (`written`): the rows the last one returns (none when it returns none)."""
-    with sent([written(sql, params) for sql, params in statements]) as cursor:
-        for _statement in statements[1:]:
-            cursor.nextset()
-        return list(cursor.fetchall()) if cursor.description is not None else []
-
-
 @contextmanager
 def sent(statements: Sequence[tuple[str, Sequence[Any]]]) -> Iterator[Any]:
     """A cursor on this thread's connection that has sent these statements as one query string, through Django (its
@@ -386,31 +390,3 @@ def sent(statements: Sequence[tuple[str, Sequence[Any]]]) -> Iterator[Any]:
             "; ".join(sql for sql, _params in statements), [p for _sql, params in statements for p in params]
         )
         yield cursor.cursor
-
-
-# An action's writes (rules.mapping: one statement per table and set of columns, whatever the rows, their values all
-# parameters) are prepared statements too, each prepared on a connection the first time it is sent there: PostgreSQL
-# then plans an `UPDATE … FROM unnest(…)` once per connection, not once per change (~0.1 ms each, four in a damage's
-# one round trip: issue 22). A statement's SQL names its prepared statement; past WRITTEN_MOST different ones (none
-# is made with a value in its text: that would be a bug) the others are sent as they are.
-WRITTEN: dict[str, str] = {}
-WRITTEN_MOST = 512
-
-
-def written(sql: str, params: Sequence[Any]) -> tuple[str, Sequence[Any]]:
-    """A statement as its prepared statement's `EXECUTE`, prepared first on this thread's connection if it is not yet
-    (its `%s` placeholders become the prepared statement's parameters: PostgreSQL infers their types)."""
-    with PREPARED_LOCK:
-        name = WRITTEN.get(sql)
-        if name is None and len(WRITTEN) < WRITTEN_MOST:
-            name = WRITTEN[sql] = f"written_{len(WRITTEN)}"
-    if name is None:
-        return sql, params
-    connection = connections[DEFAULT_DB_ALIAS]
-    connection.ensure_connection()
-    prepared = prepared_on(connection)
-    if name not in prepared:
-        numbers = iter(range(1, len(params) + 1))
-        body = PLACEHOLDER.sub(lambda found: "%" if found.group() == "%%" else f"${next(numbers)}", sql)
-        prepare_on(connection, prepared, name, f"PREPARE {name} AS {body}")
-    return (f"EXECUTE {name}({', '.join(['%s'] * len(params))})" if params else f"EXECUTE {name}"), params

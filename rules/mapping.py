@@ -14,7 +14,7 @@ from typing import Any, cast
 from django.db import connection, models
 
 from characters.models import Character
-from config.compiled import in_one_trip
+from config.written import in_one_trip
 from rules import engine
 from rules.models import Illness, Wound
 
@@ -66,7 +66,7 @@ def disease_id(illness: engine.Illness) -> int:
     return int(str(illness.key).removeprefix("disease:"))
 
 
-# A statement and its parameters, to run in one round trip with others (config.compiled.in_one_trip).
+# A statement and its parameters, to run in one round trip with others (config.written.in_one_trip).
 type Statement = tuple[str, list[Any]]
 
 

@@ -22,8 +22,9 @@ import rules.actions.core
 import rules.queries
 from characters.models import Character
 from config import compiled
-from config.compiled import Compiled, Making, in_one_trip
+from config.compiled import Compiled, Making
 from config.compiled import together as compiled_together
+from config.written import in_one_trip
 from rules import actions, mapping
 from rules.actions import Call
 from rules.damage import Attack
@@ -288,7 +289,7 @@ def test_a_number_no_row_can_hold_finds_nothing_as_with_the_orm(world: World) ->
 
 @pytest.mark.django_db
 def test_an_actions_writes_go_as_prepared_statements_each_prepared_once_per_connection(world: World) -> None:
-    """The writes of rules.mapping, sent in one round trip (config.compiled.in_one_trip), are each the EXECUTE of a
+    """The writes of rules.mapping, sent in one round trip (config.written.in_one_trip), are each the EXECUTE of a
     statement prepared on the connection the first time it went there: a damage that writes what the one before did
     prepares nothing (the first blow adds a wound, the next ones lengthen its run)."""
     target = world.char_a1
@@ -308,7 +309,7 @@ def test_an_actions_writes_go_as_prepared_statements_each_prepared_once_per_conn
 
 @pytest.mark.django_db
 def test_writes_in_one_round_trip_give_the_last_ones_rows(world: World) -> None:
-    """config.compiled.in_one_trip: the writes in one round trip of the same transaction, the last statement's rows
+    """config.written.in_one_trip: the writes in one round trip of the same transaction, the last statement's rows
     given back; a read after them sees the writes."""
     target = world.char_a1
     statement = mapping.update_statement([Character(pk=target.pk, name="Renamed")], ["name"])

@@ -30,9 +30,8 @@ NEVER_STARTED_SECONDS = 30.0  # a stream registered whose response never began i
 REMEMBER_SECONDS = SESSION_SWEEP_SECONDS
 
 
-Request = tuple[
-    object, ...
-]  # all a stream's connect asked: its address, URL and headers (play.live.connects.request_of)
+# All a stream's connect asked: its address, URL and headers (play.live.connects.request_of).
+Request = tuple[object, ...]
 Headers = tuple[tuple[bytes, bytes], ...]
 
 
@@ -49,12 +48,13 @@ class Comeback:
 class Screens[V: Watched]:
     """What the live machinery asks of the screens it streams, which the features register once (`register`:
     play.screens.streamed.SCREENS, by play.apps.PlayConfig.ready). Each runs on a worker thread (sync: the ORM and
-    templates), but `showed`, which runs on the event loop and must be quick (no query)."""
+    templates), but `promised`, awaited on the event loop, and `showed`, which runs on it and must be quick."""
 
-    changed: Callable[[notify.Change, set[V]], dict[V, str | None]]  # a change drawn once for each view (None: its
-    # audience may no longer watch; an Ending: its stream ends, saying why; "": nothing of it touched)
-    # What the request that made this change drew of it for this process's views, if it drew it (an empty dict if
-    # not): awaited on the event loop, before `changed` draws what it left out.
+    # A change drawn once for each view (None: its audience may no longer watch; an Ending: its stream ends, saying
+    # why; "": nothing of it touched).
+    changed: Callable[[notify.Change, set[V]], dict[V, str | None]]
+    # What the request that made this change drew of it for this process's views, if it did (else an empty dict):
+    # `changed` draws what it left out.
     promised: Callable[[notify.Change], Awaitable[dict[V, str | None]]]
     whole: Callable[[V], str | None]  # a view's whole screen, an SSE message: a stream's first (None: may not watch)
     version: Callable[[int], int | None]  # a campaign's version (None: it is gone)

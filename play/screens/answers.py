@@ -75,7 +75,11 @@ def answers_in_place(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
     @wraps(view)
     def acting_view(request: HtmxHttpRequest, *args: object, **kwargs: object) -> HttpResponse:
         campaign_id, tab = kwargs.get("campaign_id"), tab_of(request)
-        promise = promises.promise(campaign_id, tab) if request.htmx and isinstance(campaign_id, int) else None
+        promise = None
+        if (
+            request.htmx and request.method == "POST" and isinstance(campaign_id, int)
+        ):  # it acts: a form opened does not
+            promise = promises.promise(campaign_id, tab)
         try:
             return view(request, *args, **kwargs)
         except Http404:

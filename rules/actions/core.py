@@ -17,7 +17,8 @@ from campaigns import access
 from campaigns.access import Right
 from campaigns.models import Campaign, Event
 from characters.models import Character
-from config.compiled import Compiled, Slot, in_one_trip, together
+from config.compiled import Compiled, Slot, together
+from config.written import in_one_trip
 from rules import dice, engine, events, mapping, notify
 from rules.models import CheckKind, Illness, Wound
 
