@@ -1,6 +1,6 @@
 """The documents the code cites are in the repository: every "docs/rules.md §N" names a section that docs/rules.md
 has, every "docs/architecture.md principle N" a principle docs/architecture.md states, and nothing cites the team's
-working copies of the rules and the design (RULES.md, DESIGN.md), which live outside it."""
+working copies of the rules and of the design (RULES.md and its design sibling), which live outside it."""
 
 import re
 from pathlib import Path
