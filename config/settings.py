@@ -121,14 +121,6 @@ TEMPLATES = [
             ],
         },
     },
-    {
-        # The fragments every change draws for every screen (play/jinja2/, play.jinja): a card's state, the log, the
-        # companions, the undo button.
-        "BACKEND": "django.template.backends.jinja2.Jinja2",
-        "DIRS": [],
-        "APP_DIRS": True,
-        "OPTIONS": {"environment": "play.jinja.environment"},
-    },
 ]
 
 # DATABASE_URL, e.g. postgresql://user:password@host:5432/name. `make run` and `make test` set it to the embedded

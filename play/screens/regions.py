@@ -147,8 +147,7 @@ def card_region(
     return Region(name, template, lambda d: {}, always, attrs=attrs, per_card=True, drawn_from=drawn_from, shown=shown)
 
 
-# A card's state is drawn for every screen a blow reaches: by Jinja2 (play.jinja), in about half the time.
-CARD = card_region("card", "card_state.jinja", "card-state", shown=Card.shown_state)
+CARD = card_region("card", "components/card_state.html", "card-state", shown=Card.shown_state)
 CARD_ACTIONS = card_region(
     "card-actions", "components/card.html#actions", "card-actions", lambda card: card.actions_from
 )
@@ -173,10 +172,10 @@ SCREENS: dict[Screen, list[Region]] = {
         CARD,
         CARD_ACTIONS,
         Region("game-session", "components/game_session.html", game_session, lambda d: d.touch.sessions),
-        Region("undo-button", "undo_button.jinja", undo, always),
+        Region("undo-button", "components/undo_button.html", undo, always),
         Region(
             "log-entries",
-            "log.jinja",
+            "components/log.html",
             log,
             always,
             tag="ol",
@@ -197,7 +196,7 @@ SCREENS: dict[Screen, list[Region]] = {
         ),
         CARDS,
         CARD,
-        Region("party", "party.jinja", party, party_touched, kept=True),
+        Region("party", "components/party.html", party, party_touched, kept=True),
         Region("recaps", "components/recaps_shared.html", shared_recaps, lambda d: d.touch.sessions),
     ],
     Screen.SHEET: [
@@ -212,7 +211,7 @@ SCREENS: dict[Screen, list[Region]] = {
         ),
         Region(
             "sheet-log",
-            "log.jinja",
+            "components/log.html",
             sheet_log_entries,
             lambda d: d.sheet is not None and d.touch.character(d.sheet.pk) or d.touch.roster,
             tag="ol",

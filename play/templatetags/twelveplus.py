@@ -1,11 +1,11 @@
 import segno
 from django import template
 from django.template.context import Context
+from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from campaigns.clock import format_clock
-from play.jinja import duration, duration_in_full, render
+from campaigns.clock import format_clock, format_duration, spoken_duration
 from play.screens.cards import Card
 from play.screens.regions import draw_region
 from rules.signs import signed
@@ -19,8 +19,21 @@ def clock(seconds: int) -> str:
     return format_clock(seconds)
 
 
-register.filter("duration", duration)
-register.filter("duration_in_full", duration_in_full)
+@register.filter
+def duration(seconds: int | None) -> str:
+    """A duration as a person says it («2 semanas 5 días»), the exact one in its tooltip when that says more."""
+    if seconds is None:
+        return ""
+    spoken, exact = spoken_duration(seconds), format_duration(seconds)
+    return spoken if spoken == exact else format_html('<span title="{}">{}</span>', exact, spoken)
+
+
+@register.filter
+def duration_in_full(seconds: int | None) -> str:
+    """The exact duration where the spoken one leaves units out (else ""): for the sheet's detail."""
+    if seconds is None or (exact := format_duration(seconds)) == spoken_duration(seconds):
+        return ""
+    return exact
 
 
 @register.filter(name="signed")
@@ -34,13 +47,6 @@ def qr(link: str) -> str:
     code = segno.make(link, error="m")
     svg = code.svg_inline(scale=3, border=2, title=str(_("Código QR del enlace de invitación")))
     return mark_safe(svg)  # noqa: S308 — segno's own markup, built from a URL it encodes, not from the page
-
-
-@register.simple_tag
-def jinja(name: str, **context: object) -> SafeString:
-    """A fragment of play/jinja2/ (play.jinja) in a page of Django's templates: the sheet's PG, wounds and illnesses,
-    drawn by the same fragments as the card's."""
-    return render(name, context)
 
 
 @register.simple_tag(takes_context=True)

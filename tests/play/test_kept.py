@@ -161,12 +161,12 @@ def drawings_counted(monkeypatch) -> list[str]:
 
 
 def fragments_drawn(monkeypatch) -> list[str]:
-    """The fragments drawn from now on by the screens (play.screens.fragment, kept or not), by template."""
+    """The fragments the screens draw from now on (play.screens.drawing's render_to_string, kept or not)."""
     from play.screens import drawing as screen_module
 
     drawn: list[str] = []
-    real = screen_module.fragment
-    monkeypatch.setattr(screen_module, "fragment", lambda *a, **k: drawn.append(a[0]) or real(*a, **k))
+    real = screen_module.render_to_string
+    monkeypatch.setattr(screen_module, "render_to_string", lambda *a, **k: drawn.append(a[0]) or real(*a, **k))
     return drawn
 
 
@@ -376,7 +376,7 @@ def test_a_companion_whose_word_stays_is_not_drawn_again(world: World, monkeypat
         return element_by_id(client_for(world.player_a).get(url).content.decode(), "party").inner
 
     hurt = party_after(1)
-    assert rendered.count("party.jinja") == 1 and "condition-hurt" in hurt
-    assert party_after(1) == hurt and rendered.count("party.jinja") == 1  # the same word: kept
+    assert rendered.count("components/party.html") == 1 and "condition-hurt" in hurt
+    assert party_after(1) == hurt and rendered.count("components/party.html") == 1  # the same word: kept
     dead = party_after(500)
-    assert rendered.count("party.jinja") == 2 and "condition-dead" in dead and "condition-hurt" not in dead
+    assert rendered.count("components/party.html") == 2 and "condition-dead" in dead and "condition-hurt" not in dead

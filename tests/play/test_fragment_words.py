@@ -1,38 +1,39 @@
-"""The fragments drawn by Jinja2 (play/jinja2/, play.jinja: a card's state with its PG, wounds and illnesses, on the
-card and on the sheet; a log entry, a player's companions, the undo button) speak as Django's templates do: every word
-is in the catalogue that `make messages` builds and reads in the reader's language; a name is escaped wherever it goes;
-a duration's own markup (its exact time in a tooltip) is kept."""
+"""The fragments every change draws (templates/components/: a card's state with its PG, wounds and illnesses, on the
+card and on the sheet; a log and its entries, a player's companions, the undo button) in the reader's language: every
+word is in the catalogue that `make messages` builds; a name is escaped wherever it goes; a duration's own markup (its
+exact time in a tooltip) is kept."""
 
 import re
 from pathlib import Path
 
+from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
 
-import play
 from characters.models import Character
 from rules import actions
 from rules.damage import Attack, Gas
 from tests.helpers import World, client_for, fall_ill, plague
 
-FRAGMENTS = sorted((Path(play.__file__).parent / "jinja2").glob("*.jinja"))
-WORD = re.compile(r"""_\((?:"([^"]*)"|'([^']*)')\)""")  # as Django's makemessages finds them: the string closed at once
+FRAGMENTS = ["card_state", "pg", "wounds", "illnesses", "log", "log_entry", "party", "undo_button"]
+TRANSLATE = re.compile(r"""{% translate (?:"([^"]*)"|'([^']*)') %}""")
+BLOCK = re.compile(r"{% blocktranslate[^%]*%}(.*?){% endblocktranslate %}")
 
 
-def test_every_word_of_the_fragments_is_found_by_makemessages_and_translated():
-    texts = [path.read_text() for path in FRAGMENTS]
-    assert {path.name for path in FRAGMENTS} >= {
-        "card_state.jinja",
-        "log_entry.jinja",
-        "party.jinja",
-        "undo_button.jinja",
-    }
-    # Each `_(` opens a string closed at once (`_("…%(n)s") % {…}`, never `_("…", n=…)`): makemessages reads no other.
-    assert [text.count("_(") for text in texts] == [len(WORD.findall(text)) for text in texts]
-    words = {one or other for text in texts for one, other in WORD.findall(text)}
+def msgid(block: str) -> str:
+    """A blocktranslate's words as the catalogue has them: each `{{ name }}` as `%(name)s`."""
+    return re.sub(r"{{ (\w+) }}", r"%(\1)s", block)
+
+
+def test_every_word_of_the_fragments_is_translated():
+    components = Path(settings.BASE_DIR) / "templates" / "components"
+    texts = [(components / f"{name}.html").read_text() for name in FRAGMENTS]
+    words = {one or other for text in texts for one, other in TRANSLATE.findall(text)}
+    words |= {msgid(block) for text in texts for block in BLOCK.findall(text)}
+    assert "¿Por qué %(n)s?" in words and "Deshacer: %(what)s" in words
     with translation.override("en"):
         untranslated = sorted(word for word in words if translation.gettext(word) == word)
-    assert len(words) >= 20 and untranslated == []
+    assert len(words) >= 30 and untranslated == []
 
 
 def sick_and_wounded(world: World, name: str) -> Character:
