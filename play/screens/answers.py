@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import cast
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
@@ -21,11 +20,10 @@ from campaigns import access
 from campaigns.access import table_of
 from campaigns.models import Campaign
 from play.forms.party import PartyViewForm
-from play.live import streams
 from play.screens.drawing import Drawing, Screen, View
 from play.screens.regions import changes, clock_form, site_of
-from play.screens.streamed import Seen, draw_views, keep, promises, state_of
-from play.screens.touch import Touch, touch_of
+from play.screens.snapshot import Touch, touch_of
+from play.screens.streamed import Seen, drawn_for_tab, keep, promises
 from rules import actions, notify
 
 
@@ -137,6 +135,9 @@ def touched_by(outcome: actions.Outcome) -> Touch:
     return Touch() if outcome.event is None else touch_of(outcome.event)
 
 
+type Closing = Callable[[Drawing], list[str]]
+
+
 def render_changes(
     request: HtmxHttpRequest,
     campaign: Campaign,
@@ -145,10 +146,12 @@ def render_changes(
     announce: str = "",
     focus: str = "",
     said: str = "",
+    closing: Closing | None = None,
 ) -> HttpResponse:
     """The answer to an action on the GM's table: what it changed (the cards it touched — all of them when the clock
     moved, since healing times count from now — the clock, who rests, the undo button, the log entry…) and the form
-    it came from closed. Other forms left open stay as they are."""
+    it came from closed: a card's or the party's slot emptied, or what `closing` draws from the table as the change
+    left it (the clock's form drawn fresh: `clock_closed`). Other forms left open stay as they are."""
     if outcome.event is not None and outcome.event.campaign_id == campaign.pk:
         campaign = outcome.event.campaign  # the row as the action left it, read under its lock: no query again
     else:
@@ -156,35 +159,37 @@ def render_changes(
     touch = touched_by(outcome)
     drawing, drawn = drawn_here(request, campaign, outcome, touch)
     parts = [part("announce", announce or announcement(outcome)), part("said", said)]
-    if closed_slot == "advance":
-        form = clock_form(campaign, drawing.seen)
-        form.initial["preview_first"] = bool(request.POST.get("preview_first"))  # the GM's way of working stays
-        clock = {"campaign": campaign, "form": form, "drawing": drawing}
-        parts.append(part("form-advance", render_to_string("components/clock_form.html", clock, request), "outer"))
-        parts.append(part("advance-preview"))
-    elif closed_slot == PARTY_VIEW and not touch.campaign:
-        control = {"campaign": campaign, "form": PartyViewForm(campaign=campaign)}
-        parts.append(part("party-view", render_to_string("components/party_view_control.html", control, request)))
+    if closing is not None:
+        parts += closing(drawing)
     elif closed_slot == "party" or closed_slot.isdigit():
         parts.append(part(f"slot-{closed_slot}"))
     return in_place(drawn, parts, focus or focus_of(closed_slot, outcome))
 
 
+def clock_closed(request: HtmxHttpRequest, drawing: Drawing) -> list[str]:
+    """After an advance from the clock's form: the form drawn fresh, the GM's way of working (preview first or not)
+    kept, and its preview emptied."""
+    form = clock_form(drawing.campaign, drawing.seen)
+    form.initial["preview_first"] = bool(request.POST.get("preview_first"))
+    clock = {"campaign": drawing.campaign, "form": form, "drawing": drawing}
+    drawn = render_to_string("components/clock_form.html", clock, request)
+    return [part("form-advance", drawn, "outer"), part("advance-preview")]
+
+
+def party_view_closed(request: HtmxHttpRequest, drawing: Drawing) -> list[str]:
+    """After the party view's control acted: the control drawn fresh, unless the change redrew its region."""
+    if drawing.touch.campaign:
+        return []
+    control = {"campaign": drawing.campaign, "form": PartyViewForm(campaign=drawing.campaign)}
+    return [part("party-view", render_to_string("components/party_view_control.html", control, request))]
+
+
 def drawn_here(
     request: HtmxHttpRequest, campaign: Campaign, outcome: actions.Outcome, touch: Touch
 ) -> tuple[Drawing, str]:
-    """The acting GM's table as the change left it, and what it touched of it as its stream would draw it; drawn,
-    from the same one read of the campaign's rows (after the commit), for every other view this process's streams
-    show, as this tab promised (play.screens.streamed.Promises): the listener then has nothing to read or draw when
-    it hears of the change."""
-    event, tab = outcome.event, tab_of(request)
-    future = promises.of(campaign.pk, tab)
-    # The hub's views of this campaign are Seen's: the screens registered with it (play.apps) are these.
-    views = cast(set[Seen], streams.hub.views_of(campaign.pk, tab)) if future is not None else set()
-    state = state_of(campaign, touch, views, event, newest=True, gm=True)  # `event` was logged under the lock
+    """The acting GM's table as the change left it, and what it touched of it as its stream would draw it (with the
+    change drawn for this process's other screens too, as the tab promised: play.screens.streamed.drawn_for_tab)."""
     table = View(table_of(campaign), Screen.TABLE)
     seen = Seen(table, site_of(request), translation.get_language() or settings.LANGUAGE_CODE, get_script_prefix())
-    drawn = draw_views({*views, seen}, touch, state)
-    if future is not None:
-        keep(future, None if event is None else event.pk, {view: drawn[view] for view in views})
-    return Drawing(state, table, seen.site, None, touch), drawn[seen] or ""
+    state, drawn = drawn_for_tab(campaign, touch, outcome.event, seen, tab_of(request))
+    return Drawing(state, table, seen.site, None, touch), drawn

@@ -22,8 +22,7 @@ from campaigns.models import Campaign, Invitation
 from characters.models import Character
 from play.screens.cards import Card, Shown, shown_to, whole
 from play.screens.kept import CSRF_MARK, VERSION_MARK, fill, kept, row_state
-from play.screens.snapshot import Snapshot
-from play.screens.touch import EVERYTHING, Touch
+from play.screens.snapshot import EVERYTHING, Snapshot, Touch
 
 
 class Screen(StrEnum):

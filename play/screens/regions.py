@@ -24,9 +24,8 @@ from play.screens.drawing import Drawing, Region, Screen, View, element
 from play.screens.game_sessions import game_session, shared_recaps
 from play.screens.kept import fill, row_state, screens
 from play.screens.log import log, sheet_log_entries, undo_title
-from play.screens.snapshot import Snapshot
+from play.screens.snapshot import EVERYTHING, Snapshot, Touch
 from play.screens.timeline import timeline_for
-from play.screens.touch import EVERYTHING, Touch
 from rules.actions.core import right_to_undo
 
 

@@ -12,6 +12,7 @@ from concurrent.futures import Future, InvalidStateError
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import cast
 
 from django.db import connections
 from django.urls import get_script_prefix, set_script_prefix
@@ -20,12 +21,12 @@ from django.utils import translation
 from campaigns import access
 from campaigns.models import Campaign, Event
 from config.compiled import together
+from play.live import streams
 from play.live.messages import Ending, sse
 from play.live.streams import Screens
 from play.screens.drawing import Drawing, Screen, View
 from play.screens.regions import changes, whole_drawing
-from play.screens.snapshot import CAMPAIGN, EVENT, VERSION, Snapshot
-from play.screens.touch import EVERYTHING, Touch, state_for, touch_of
+from play.screens.snapshot import CAMPAIGN, EVENT, EVERYTHING, VERSION, Snapshot, Touch, state_for, touch_of
 from play.screens.visits import shown, stream_ended
 from rules import notify
 
@@ -208,6 +209,21 @@ class Promises:
 
 
 promises = Promises()
+
+
+def drawn_for_tab(campaign: Campaign, touch: Touch, event: Event | None, seen: Seen, tab: str) -> tuple[Snapshot, str]:
+    """The acting tab's screen (`seen`) as the change left it (what it touched, as its stream would draw it) and the
+    rows it is drawn from; from the same one read of the campaign's rows (after the commit), the change drawn for
+    every other view this process's streams show, as this tab promised (`Promises`): the listener then has nothing
+    to read or draw when it hears of it."""
+    future = promises.of(campaign.pk, tab)
+    # The hub's views of this campaign are Seen's: the screens registered with it (play.apps) are these.
+    views = cast(set[Seen], streams.hub.views_of(campaign.pk, tab)) if future is not None else set()
+    state = state_of(campaign, touch, views, event, newest=True, gm=True)  # `event` was logged under the lock
+    drawn = draw_views({*views, seen}, touch, state)
+    if future is not None:
+        keep(future, None if event is None else event.pk, {view: drawn[view] for view in views})
+    return state, drawn[seen] or ""
 
 
 def keep(future: Future[tuple[int | None, Drawn]], event: int | None, drawn: Drawn) -> None:

@@ -20,8 +20,7 @@ from play.screens.answers import HtmxHttpRequest, acting, answers_in_place, in_p
 from play.screens.checks import CheckLine, with_penalties
 from play.screens.drawing import Drawing, view_of
 from play.screens.regions import site_of
-from play.screens.snapshot import Snapshot
-from play.screens.touch import state_for
+from play.screens.snapshot import Snapshot, state_for
 from rules import actions
 from rules.models import CalledCheck
 

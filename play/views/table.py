@@ -9,6 +9,7 @@ redirect (or a page with the form).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
@@ -33,6 +34,8 @@ from play.screens.answers import (
     acting,
     announcement,
     answers_in_place,
+    clock_closed,
+    party_view_closed,
     render_changes,
 )
 from play.screens.drawing import View, view_of
@@ -107,8 +110,7 @@ def chosen_character(request: HtmxHttpRequest, campaign: Campaign, roster: list[
     character_id = request.POST.get("character") or request.GET.get("character")
     if character_id is None:
         return None
-    pk = digits(character_id)
-    character = next((character for character in roster if character.pk == pk), None)
+    character = next((character for character in roster if str(character.pk) == character_id), None)
     if character is None:
         raise Http404
     character.campaign = campaign  # as campaign.characters gives it: no query for it again
@@ -169,7 +171,8 @@ def answer(
         if outcome is not None:
             if not request.htmx:
                 return redirect("campaign", campaign.pk)
-            return render_changes(request, campaign, outcome, slot)
+            closing = partial(clock_closed, request) if slot == "advance" else None
+            return render_changes(request, campaign, outcome, slot, closing=closing)
         error = form.action_error
         if on_action_error is not None and error is not None and (answered := on_action_error(error)) is not None:
             return answered
@@ -304,7 +307,7 @@ def party_view(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid() and (outcome := form.apply(acting(request))) is not None:
         if not request.htmx:
             return redirect("campaign", campaign.pk)
-        return render_changes(request, campaign, outcome, PARTY_VIEW)
+        return render_changes(request, campaign, outcome, PARTY_VIEW, closing=partial(party_view_closed, request))
     template = "components/party_view_form.html"
     context = {"campaign": campaign, "form": form, "title": _("Lo que ven los demás jugadores"), "template": template}
     if not request.htmx:

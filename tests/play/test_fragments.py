@@ -18,9 +18,8 @@ from campaigns.models import Campaign, Invitation
 from characters.models import Character
 from play.forms.advance import AdvanceForm
 from play.screens.drawing import Screen, View
-from play.screens.snapshot import LATEST_HEADS
+from play.screens.snapshot import LATEST_HEADS, touch_of
 from play.screens.streamed import Seen, draw_views, state_of
-from play.screens.touch import touch_of
 from rules import actions
 from rules.actions import Call
 from rules.damage import Attack, Gas

@@ -172,7 +172,7 @@ def test_what_the_request_draws_for_each_view_is_what_the_listener_would(world, 
             kept.append(drawn)
         real_keep(future, event, drawn)
 
-    monkeypatch.setattr("play.screens.answers.keep", keeping)
+    monkeypatch.setattr(streamed, "keep", keeping)
     views = {
         Seen(view_of(audience, sheet), "http://testserver", language)
         for audience, sheet in [

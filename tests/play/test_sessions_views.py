@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, GameSession
 from characters.models import Character
-from play.screens.touch import touch_of
+from play.screens.snapshot import touch_of
 from rules import actions
 from rules.damage import Attack, Fall
 from tests.helpers import HTMX, World, client_for, gm_table, unchanged
