@@ -38,7 +38,7 @@ from play.screens.answers import (
     party_view_closed,
     render_changes,
 )
-from play.screens.drawing import View, view_of
+from play.screens.drawing import Drawing, View, view_of
 from play.screens.pages import page
 from play.screens.preview import preview_in_words
 from play.screens.regions import gm_drawing, site_of, whole_drawing
@@ -153,10 +153,12 @@ def answer(
     patient: Character | None = None,
     template: str = "components/action_form.html",
     on_action_error: Callable[[actions.ActionError], HttpResponse | None] | None = None,
+    drawing: Drawing | None = None,
 ) -> HttpResponse:
     """GET: the form (a fragment for htmx, a page without). POST: apply the action and answer with the table, or with
     the form and its messages when something is wrong or its choices changed since it was drawn (or with what
-    `on_action_error` answers to the action's error, if anything)."""
+    `on_action_error` answers to the action's error, if anything). The clock's form draws who rests as the table's
+    region does, from the table's `drawing`."""
     slot = slot_of(request)
     # A form drawn again after a refusal looks as it did the first time (a choice of one already made).
     form.preselect_single_choices()
@@ -184,7 +186,7 @@ def answer(
         "title": title,
         "action_url": reverse(url_name, args=[campaign.pk]),
         "filled": "kind" if request.method == "GET" and "kind" in request.GET else "",
-        "drawing": gm_drawing(campaign, request),  # the clock form draws who rests as its region
+        "drawing": drawing,
     }
     if not request.htmx:
         status = 400 if request.method == "POST" else 200
@@ -198,22 +200,27 @@ def answer(
     return reswap(retarget(response, f"#slot-{slot}"), "innerHTML")
 
 
+def on_characters(
+    request: HtmxHttpRequest, campaign_id: int, form_class: type[DamageForm | ExposeForm], title: str, action: str
+) -> HttpResponse:
+    """A blow or an exposure to the characters ticked (the card's, when opened from a card): its form, then its
+    answer."""
+    campaign, roster = gm_table(request, campaign_id)
+    patient = chosen_character(request, campaign, roster)
+    form = form_class(**form_kwargs(request, campaign, roster), initial=initial_of(request, patient), dice_for=patient)
+    return answer(request, campaign, form, title, action, patient)
+
+
 @answers_in_place
 @require_http_methods(["GET", "POST"])
 def damage(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
-    campaign, roster = gm_table(request, campaign_id)
-    patient = chosen_character(request, campaign, roster)
-    form = DamageForm(**form_kwargs(request, campaign, roster), initial=initial_of(request, patient), dice_for=patient)
-    return answer(request, campaign, form, _("Aplicar daño"), "damage", patient)
+    return on_characters(request, campaign_id, DamageForm, _("Aplicar daño"), "damage")
 
 
 @answers_in_place
 @require_http_methods(["GET", "POST"])
 def expose(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
-    campaign, roster = gm_table(request, campaign_id)
-    patient = chosen_character(request, campaign, roster)
-    form = ExposeForm(**form_kwargs(request, campaign, roster), initial=initial_of(request, patient), dice_for=patient)
-    return answer(request, campaign, form, _("Exponer a una enfermedad"), "expose", patient)
+    return on_characters(request, campaign_id, ExposeForm, _("Exponer a una enfermedad"), "expose")
 
 
 @answers_in_place
@@ -229,8 +236,9 @@ def advance(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
         return render_preview(request, campaign, form, error.message) if error.field == "version" else None
 
     title = _("Avanzar el reloj")
+    template, drawing = "components/clock_form.html", gm_drawing(campaign, request)
     return answer(
-        request, campaign, form, title, "advance", template="components/clock_form.html", on_action_error=fresh_preview
+        request, campaign, form, title, "advance", template=template, on_action_error=fresh_preview, drawing=drawing
     )
 
 
