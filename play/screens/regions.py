@@ -52,7 +52,8 @@ def party_view(drawing: Drawing) -> dict[str, Any]:
 
 def undo(drawing: Drawing) -> dict[str, Any]:
     """The undo button: what it would undo, in the log's words (kept with the log's entries), and whether only the
-    owner may undo it (drawn once for every GM: a co-GM's table says why instead, templates/campaign.html)."""
+    owner may undo it (drawn once for every GM: a co-GM's table says why instead, templates/campaign.html). Kept
+    under these two: the button is the same for the same event and right."""
     pk = drawing.state.undoable
     if pk is None:
         return {"undo": None}
@@ -171,7 +172,7 @@ SCREENS: dict[Screen, list[Region]] = {
         CARD,
         CARD_ACTIONS,
         Region("game-session", "components/game_session.html", game_session, lambda d: d.touch.sessions),
-        Region("undo-button", "components/undo_button.html", undo, always),
+        Region("undo-button", "components/undo_button.html", undo, always, kept=True),
         Region(
             "log-entries",
             "components/log.html",
