@@ -35,7 +35,7 @@ test-fast: venv
 
 # Rebuild the translation catalogues after changing user-facing strings (needs gettext).
 messages: venv
-	.venv/bin/python manage.py makemessages -l es -l en -e html,txt,py --ignore=.venv --ignore=.data
+	.venv/bin/python manage.py makemessages -l es -l en -e html,txt,py,jinja --ignore=.venv --ignore=.data
 	.venv/bin/python manage.py compilemessages --ignore=.venv
 
 

@@ -40,7 +40,7 @@ from rules.notify import Change  # noqa: E402
 CHANGES, WARM_UP = 60, 10
 PARTS: dict[Any, list[str]] = {
     snapshot.Snapshot: ["read_ahead"],  # the rows every view draws from, in one round trip
-    drawing: ["render_to_string"],  # the regions' templates (as the drawing imports it)
+    drawing: ["fragment"],  # the regions' templates (play.jinja's, as the drawing imports it)
     regions: ["timeline_for"],  # a sheet's chart
     screen_log: ["entry_for", "render_to_string"],  # the log's entries, worded and drawn
 }

@@ -121,6 +121,14 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # A card's state with its PG, wounds and illnesses, drawn for every screen a blow reaches (play/jinja2/,
+        # play.jinja): the one family of fragments measured to need Jinja2's speed (bench/RESULTS.md).
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {"environment": "play.jinja.environment"},
+    },
 ]
 
 # DATABASE_URL, e.g. postgresql://user:password@host:5432/name. `make run` and `make test` set it to the embedded

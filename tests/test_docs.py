@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "docs" / "rules.md"
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 SKIPPED = {".venv", ".git", ".data", "staticfiles", "test-artifacts", "node_modules", "__pycache__"}
-SOURCES = {".py", ".html", ".txt", ".js", ".css", ".toml", ".cfg", ".md"}
+SOURCES = {".py", ".html", ".jinja", ".txt", ".js", ".css", ".toml", ".cfg", ".md"}
 
 # "docs/rules.md §7.11", "§§2-3", "§§1 and 7.11", "§§2, 4 and 5": the numbers after the section mark.
 CITATION = re.compile(r"docs/rules\.md\s+§§?(\d+(?:\.\d+)?(?:\s*(?:-|–|,|and|to)\s*\d+(?:\.\d+)?)*)")

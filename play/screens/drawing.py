@@ -14,12 +14,12 @@ from typing import Any
 
 from django.http import HttpRequest
 from django.template import engines
-from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from campaigns.access import Audience
 from campaigns.models import Campaign, Invitation
 from characters.models import Character
+from play.jinja import fragment
 from play.screens.cards import Card, Shown, shown_to, whole
 from play.screens.kept import CSRF_MARK, VERSION_MARK, fill, kept, row_state
 from play.screens.snapshot import EVERYTHING, Snapshot, Touch
@@ -117,7 +117,7 @@ class Drawing:
         return {**processed, **drawn}
 
     def render(self, template: str, context: dict[str, Any]) -> SafeString:
-        return render_to_string(template, {**self.base, **context})
+        return fragment(template, {**self.base, **context})
 
     @cached_property
     def csrf_token(self) -> str | None:
@@ -135,7 +135,7 @@ class Drawing:
 
         def draw() -> SafeString:
             marked = replace(self, marked=True)
-            return render_to_string(template, {**context, "csrf_token": CSRF_MARK, "drawing": marked})
+            return fragment(template, {**context, "csrf_token": CSRF_MARK, "drawing": marked})
 
         key = (template, drawn_from(card), row_state(invitation), shown(card, self.read_only), self.site)
         return kept.get(key, draw)
@@ -171,7 +171,7 @@ def element(
         inner = drawing.render_card(region.template, card, region.drawn_from, region.shown)
     elif region.kept:  # drawn from its context alone, which is its key
         key = (region.template, tuple(context.items()))
-        inner = kept.get(key, lambda: render_to_string(region.template, context))
+        inner = kept.get(key, lambda: fragment(region.template, context))
     else:
         inner = drawing.render(region.template, context)
     if not drawing.marked:  # what it holds of kept drawings (play.screens.kept) made whole

@@ -1,11 +1,11 @@
 import segno
 from django import template
 from django.template.context import Context
-from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from campaigns.clock import format_clock, format_duration, spoken_duration
+from campaigns.clock import format_clock
+from play.jinja import duration, duration_in_full
 from play.screens.cards import Card
 from play.screens.regions import draw_region
 from rules.signs import signed
@@ -19,21 +19,8 @@ def clock(seconds: int) -> str:
     return format_clock(seconds)
 
 
-@register.filter
-def duration(seconds: int | None) -> str:
-    """A duration as a person says it («2 semanas 5 días»), the exact one in its tooltip when that says more."""
-    if seconds is None:
-        return ""
-    spoken, exact = spoken_duration(seconds), format_duration(seconds)
-    return spoken if spoken == exact else format_html('<span title="{}">{}</span>', exact, spoken)
-
-
-@register.filter
-def duration_in_full(seconds: int | None) -> str:
-    """The exact duration where the spoken one leaves units out (else ""): for the sheet's detail."""
-    if seconds is None or (exact := format_duration(seconds)) == spoken_duration(seconds):
-        return ""
-    return exact
+register.filter("duration", duration)  # one definition for both engines (play.jinja)
+register.filter("duration_in_full", duration_in_full)
 
 
 @register.filter(name="signed")

@@ -1,7 +1,7 @@
-"""The fragments every change draws (templates/components/: a card's state with its PG, wounds and illnesses, on the
-card and on the sheet; a log and its entries, a player's companions, the undo button) in the reader's language: every
-word is in the catalogue that `make messages` builds; a name is escaped wherever it goes; a duration's own markup (its
-exact time in a tooltip) is kept."""
+"""The fragments every change draws in the reader's language — a card's state with its PG, wounds and illnesses, on
+the card and on the sheet (play/jinja2/, play.jinja); a log and its entries, a player's companions, the undo button
+(templates/components/): every word is in the catalogue that `make messages` builds; a name is escaped wherever it
+goes; a duration's own markup (its exact time in a tooltip) is kept."""
 
 import re
 from pathlib import Path
@@ -10,12 +10,18 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
 
+import play
 from characters.models import Character
 from rules import actions
 from rules.damage import Attack, Gas
 from tests.helpers import World, client_for, fall_ill, plague
 
-FRAGMENTS = ["card_state", "pg", "wounds", "illnesses", "log", "log_entry", "party", "undo_button"]
+JINJA = sorted((Path(play.__file__).parent / "jinja2").glob("*.jinja"))
+DJANGO = [
+    Path(settings.BASE_DIR) / "templates" / "components" / f"{name}.html"
+    for name in ("log", "log_entry", "party", "undo_button")
+]
+WORD = re.compile(r"""_\((?:"([^"]*)"|'([^']*)')\)""")  # as Django's makemessages finds them: the string closed at once
 TRANSLATE = re.compile(r"""{% translate (?:"([^"]*)"|'([^']*)') %}""")
 BLOCK = re.compile(r"{% blocktranslate[^%]*%}(.*?){% endblocktranslate %}")
 
@@ -25,11 +31,15 @@ def msgid(block: str) -> str:
     return re.sub(r"{{ (\w+) }}", r"%(\1)s", block)
 
 
-def test_every_word_of_the_fragments_is_translated():
-    components = Path(settings.BASE_DIR) / "templates" / "components"
-    texts = [(components / f"{name}.html").read_text() for name in FRAGMENTS]
-    words = {one or other for text in texts for one, other in TRANSLATE.findall(text)}
-    words |= {msgid(block) for text in texts for block in BLOCK.findall(text)}
+def test_every_word_of_the_fragments_is_found_by_makemessages_and_translated():
+    jinja = [path.read_text() for path in JINJA]
+    assert {path.name for path in JINJA} == {"card_state.jinja", "pg.jinja", "wounds.jinja", "illnesses.jinja"}
+    # Each `_(` opens a string closed at once (`_("…%(n)s") % {…}`, never `_("…", n=…)`): makemessages reads no other.
+    assert [text.count("_(") for text in jinja] == [len(WORD.findall(text)) for text in jinja]
+    words = {one or other for text in jinja for one, other in WORD.findall(text)}
+    django = [path.read_text() for path in DJANGO]
+    words |= {one or other for text in django for one, other in TRANSLATE.findall(text)}
+    words |= {msgid(block) for text in django for block in BLOCK.findall(text)}
     assert "¿Por qué %(n)s?" in words and "Deshacer: %(what)s" in words
     with translation.override("en"):
         untranslated = sorted(word for word in words if translation.gettext(word) == word)

@@ -161,12 +161,12 @@ def drawings_counted(monkeypatch) -> list[str]:
 
 
 def fragments_drawn(monkeypatch) -> list[str]:
-    """The fragments the screens draw from now on (play.screens.drawing's render_to_string, kept or not)."""
+    """The fragments drawn from now on by the screens (play.screens.drawing's fragment, kept or not), by template."""
     from play.screens import drawing as screen_module
 
     drawn: list[str] = []
-    real = screen_module.render_to_string
-    monkeypatch.setattr(screen_module, "render_to_string", lambda *a, **k: drawn.append(a[0]) or real(*a, **k))
+    real = screen_module.fragment
+    monkeypatch.setattr(screen_module, "fragment", lambda *a, **k: drawn.append(a[0]) or real(*a, **k))
     return drawn
 
 

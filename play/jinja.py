@@ -1,0 +1,70 @@
+"""The Jinja2 environment of one family of fragments (play/jinja2/, by Django's own Jinja2 backend): a character's state
+— its name, PG, wounds and illnesses — on its card (card_state.jinja, the region "card-<id>") and on its sheet (pg,
+wounds and illnesses, drawn by the sheet's region: play.screens.regions.sheet). Every other template is Django's.
+These are drawn for every screen a blow reaches, and Django's templates drew them in twice the time: with them,
+click → last screen lost its goal at 100 campaigns × 6 (bench/RESULTS.md, 2026-12-05 late evening).
+
+The fragments speak as Django's templates do: `_("…")` is Django's gettext, its translation taken as the markup it is
+(as `{% translate %}` takes it), and `_("… %(n)s…") % {"n": value}` puts each value in escaped, unless it is markup
+already, as `{% blocktranslate %}` does. `makemessages` finds each `_("…")` (its string closed at once) in them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.template import engines
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
+from jinja2 import Environment
+from markupsafe import Markup
+
+from campaigns.clock import format_duration, spoken_duration
+from rules.signs import signed
+
+
+def duration(seconds: int | None) -> str:
+    """A duration as a person says it («2 semanas 5 días»), the exact one in its tooltip when that says more."""
+    if seconds is None:
+        return ""
+    spoken, exact = spoken_duration(seconds), format_duration(seconds)
+    return spoken if spoken == exact else format_html('<span title="{}">{}</span>', exact, spoken)
+
+
+def duration_in_full(seconds: int | None) -> str:
+    """The exact duration where the spoken one leaves units out (else ""): for the sheet's detail."""
+    if seconds is None or (exact := format_duration(seconds)) == spoken_duration(seconds):
+        return ""
+    return exact
+
+
+def translated(message: str) -> Markup:
+    """`_("…")` in a fragment: the words in the reader's language."""
+    return Markup(gettext(message))  # noqa: S704 — our own catalogue's words, as {% translate %} writes them
+
+
+def url(name: str, *args: Any) -> str:
+    """`url("name", …)` in a fragment: `{% url %}`'s address."""
+    return reverse(name, args=args)
+
+
+def environment(**options: Any) -> Environment:
+    env = Environment(**options)  # noqa: S701 — Django's backend turns autoescape on
+    env.globals.update(_=translated, url=url)
+    env.filters.update(duration=duration, duration_in_full=duration_in_full, signed=signed)
+    return env
+
+
+def render(name: str, context: dict[str, Any]) -> SafeString:
+    """A fragment of play/jinja2/ drawn from its context (no request: no context processors)."""
+    return mark_safe(engines["jinja2"].get_template(name).render(context))  # noqa: S308 — a template's own output
+
+
+def fragment(name: str, context: dict[str, Any]) -> SafeString:
+    """A fragment drawn from its context alone, in its own language: Jinja2's for a name of play/jinja2/ (".jinja"),
+    Django's for the rest."""
+    if name.endswith(".jinja"):
+        return render(name, context)
+    return mark_safe(render_to_string(name, context))  # noqa: S308 — a template's own output
