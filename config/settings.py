@@ -122,8 +122,8 @@ TEMPLATES = [
         },
     },
     {
-        # A card's state with its PG, wounds and illnesses, drawn for every screen a blow reaches (play/jinja2/,
-        # play.jinja): the one family of fragments measured to need Jinja2's speed (bench/RESULTS.md).
+        # What every blow draws (play/jinja2/, play.jinja): a card's state with its PG, wounds and illnesses, a log
+        # and its entries; the fragments measured to need Jinja2's speed (bench/RESULTS.md).
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [],
         "APP_DIRS": True,

@@ -1,8 +1,9 @@
-"""The Jinja2 environment of one family of fragments (play/jinja2/, by Django's own Jinja2 backend): a character's state
-— its name, PG, wounds and illnesses — on its card (card_state.jinja, the region "card-<id>") and on its sheet (pg,
-wounds and illnesses, drawn by the sheet's region: play.screens.regions.sheet). Every other template is Django's.
-These are drawn for every screen a blow reaches, and Django's templates drew them in twice the time: with them,
-click → last screen lost its goal at 100 campaigns × 6 (bench/RESULTS.md, 2026-12-05 late evening).
+"""The Jinja2 environment of the fragments every blow draws (play/jinja2/, by Django's own Jinja2 backend): a
+character's state — its name, PG, wounds and illnesses — on its card (card_state.jinja, the region "card-<id>") and on
+its sheet (pg, wounds and illnesses, drawn by the sheet's region: play.screens.regions.sheet); a log's entries and the
+log they go in (the regions "log-entries" and "sheet-log", older pages, a recap: play.screens.log). Every other
+template is Django's. Django's templates drew these in twice the time or more, and with them click → last screen lost
+its goal at 100 campaigns × 6 (bench/RESULTS.md, 2026-12-05 late evening).
 
 The fragments speak as Django's templates do: `_("…")` is Django's gettext, its translation taken as the markup it is
 (as `{% translate %}` takes it), and `_("… %(n)s…") % {"n": value}` puts each value in escaped, unless it is markup

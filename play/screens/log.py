@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
+from play.jinja import fragment
 from play.log.pages import LOG_LENGTH, SHEET_LOG_LENGTH, next_page
 from play.log.story import Entry, entry_for
 from play.screens.drawing import Drawing
@@ -28,9 +28,15 @@ def log_page(entries: list[Entry], length: int, url: str) -> dict[str, Any]:
     }
 
 
+def drawn_page(page: dict[str, Any], whole: bool = False) -> SafeString:
+    """An older page of a log (`log_page`) drawn: its entries and its "Sucesos anteriores"; `whole` when it is all
+    of a log, which then says that nothing happened yet."""
+    return fragment("log.jinja", {**page, "older": True, "whole": whole})
+
+
 def entry_html(entry: Entry, version: str | None = None) -> SafeString:
     """One entry as a log shows it; in a screen's region marked with the version it was drawn at."""
-    return render_to_string("components/log_entry.html", {"entry": entry, "version": version})
+    return fragment("log_entry.jinja", {"entry": entry, "version": version})
 
 
 def kept_entries(

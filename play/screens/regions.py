@@ -181,7 +181,7 @@ SCREENS: dict[Screen, list[Region]] = {
         Region("undo-button", "components/undo_button.html", undo, always, kept=True),
         Region(
             "log-entries",
-            "components/log.html",
+            "log.jinja",
             log,
             always,
             tag="ol",
@@ -217,7 +217,7 @@ SCREENS: dict[Screen, list[Region]] = {
         ),
         Region(
             "sheet-log",
-            "components/log.html",
+            "log.jinja",
             sheet_log_entries,
             lambda d: d.sheet is not None and d.touch.character(d.sheet.pk) or d.touch.roster,
             tag="ol",

@@ -15,7 +15,7 @@ from play.forms.fields import digits
 from play.log.pages import LOG_LENGTH, table_log
 from play.screens.answers import HtmxHttpRequest, acting, answers_in_place, render_changes
 from play.screens.game_sessions import recap_of
-from play.screens.log import log_page
+from play.screens.log import drawn_page, log_page
 from play.screens.snapshot import Snapshot
 from rules import actions
 
@@ -74,7 +74,7 @@ def recap(request: HtmxHttpRequest, campaign_id: int, number: int) -> HttpRespon
     }
     if audience.is_gm:
         url = f"{reverse('campaign_log', args=[campaign.pk])}?session={session.number}"
-        context["log_page"] = log_page(table_log(campaign, session=session), LOG_LENGTH, url)
+        context["log_page"] = drawn_page(log_page(table_log(campaign, session=session), LOG_LENGTH, url), whole=True)
     return render(request, "recap.html", context)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
@@ -13,7 +12,7 @@ from campaigns import access
 from play.forms.fields import digits
 from play.log.pages import LOG_LENGTH, SHEET_LOG_LENGTH, sheet_log, table_log
 from play.screens.answers import HtmxHttpRequest
-from play.screens.log import log_page
+from play.screens.log import drawn_page, log_page
 
 
 def page_before(request: HtmxHttpRequest) -> int | None:
@@ -39,7 +38,7 @@ def campaign_log(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
         session = get_object_or_404(campaign.game_sessions, number=number if number is not None else 0)
         url += f"?session={session.number}"
     page = log_page(table_log(campaign, before=before, session=session), LOG_LENGTH, url)
-    return HttpResponse(render_to_string("components/log.html", {**page, "older": True}))
+    return HttpResponse(drawn_page(page))
 
 
 @require_GET
@@ -50,4 +49,4 @@ def character_log(request: HtmxHttpRequest, campaign_id: int, character_id: int)
     url = reverse("character_log", args=[campaign_id, character.pk])
     unseen = access.roster_of(character.campaign).kept_from(access.audience_of(request.user, character.campaign))
     page = log_page(sheet_log(character.campaign, character, before, unseen), SHEET_LOG_LENGTH, url)
-    return HttpResponse(render_to_string("components/log.html", {**page, "older": True}))
+    return HttpResponse(drawn_page(page))
