@@ -5,6 +5,10 @@ parameters), its campaign's version, its event and its notification go to Postgr
 (rules.actions.core.log). Each statement is prepared on a connection the first time it is sent there, as the compiled
 reads are (config.compiled): PostgreSQL then plans an `UPDATE … FROM unnest(…)` once per connection, not once per
 change (~0.1 ms each, four in a damage's one round trip: issue 22).
+
+Measured by bench/written.py (2026-12-05): a quick damage's four writes take 0.66 ms in one round trip and 1.09 ms
+sent one round trip each (both prepared; one `SELECT 1` round trip, 0.27 ms): one trip saves 0.43 ms a blow. The
+advance's bulk writes (rules.mapping) go the same way, one statement per table.
 """
 
 from __future__ import annotations
