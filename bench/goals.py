@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from bench.crowd import Stats
+from bench.clicks import Stats
 from bench.runs import APP, STACK, Row, Run
 from bench.storm import Storm
 from campaigns.models import Campaign

@@ -34,25 +34,21 @@ from django.db import connection
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.clicks import Click, app_clicker, floor_clicker, stack_clicker, taking_turns
 from bench.crowd import (  # noqa: E402 - sets Django up first, as the servers under test are
     FULL,
     PG_VALUE,
     QUICK,
     VERSION,
-    Click,
     Options,
     Screen,
     Server,
     Table,
-    app_clicker,
-    floor_clicker,
     make_table,
     open_screens,
-    stack_clicker,
     start_app,
     start_floor,
     start_stack,
-    taking_turns,
 )
 from bench.goals import Previews, Spread, measure_previews, print_goals, print_previews  # noqa: E402
 from bench.pages import print_gets, run_gets  # noqa: E402

@@ -15,7 +15,8 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext, override_settings
 
-from bench.crowd import HOST, Stats, session, start_app, stats
+from bench.clicks import Stats, stats
+from bench.crowd import HOST, session, start_app
 from campaigns.models import Campaign, Membership
 from characters.models import Character
 from play.forms.damage import DamageForm

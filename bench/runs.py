@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 import httpx
 import uvloop
 
-from bench.crowd import Click, Sample, Screen, Server, Stats, close_screens, stats, taking_turns
+from bench.clicks import Click, Sample, Stats, stats, taking_turns
+from bench.crowd import Screen, Server, close_screens
 
 APP, STACK, RAW = "app", "stack floor", "physical floor"
 SERVERS = (APP, STACK, RAW)

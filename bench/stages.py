@@ -25,20 +25,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from django.db import connection  # noqa: E402
 
+from bench.clicks import Click, app_clicker, clicked, stack_clicker
 from bench.crowd import (  # noqa: E402 — bench.crowd sets the servers' environment and Django up first
     CONSTITUTION,
     PG_VALUE,
     VERSION,
-    Click,
     Screen,
     Server,
     Table,
-    app_clicker,
-    clicked,
     close_screens,
     make_table,
     open_screens,
-    stack_clicker,
     start_app,
 )
 from bench.live import stream_plan  # noqa: E402

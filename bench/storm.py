@@ -7,19 +7,8 @@ from dataclasses import dataclass
 
 import psycopg
 
-from bench.crowd import (
-    PG_VALUE,
-    Server,
-    Stats,
-    Table,
-    app_clicker,
-    close_screens,
-    make_table,
-    measure,
-    open_screens,
-    start_app,
-    stats,
-)
+from bench.clicks import Stats, app_clicker, measure, stats
+from bench.crowd import PG_VALUE, Server, Table, close_screens, make_table, open_screens, start_app
 from bench.pages import PageLoads, load_once
 from bench.runs import run_async
 
