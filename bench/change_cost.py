@@ -31,7 +31,7 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 from campaigns import access  # noqa: E402
 from campaigns.models import Campaign, Membership  # noqa: E402
 from characters.models import Character  # noqa: E402
-from play.screens import drawing, regions, snapshot, streamed  # noqa: E402
+from play.screens import answers, drawing, regions, snapshot, streamed  # noqa: E402
 from play.screens import log as screen_log  # noqa: E402
 from rules import actions  # noqa: E402
 from rules.damage import Attack  # noqa: E402
@@ -40,7 +40,7 @@ from rules.notify import Change  # noqa: E402
 CHANGES, WARM_UP = 60, 10
 PARTS: dict[Any, list[str]] = {
     snapshot.Snapshot: ["read_ahead"],  # the rows every view draws from, in one round trip
-    drawing: ["fragment"],  # the regions' templates (play.jinja's, as the drawing imports it)
+    drawing: ["fragment"],  # the regions' templates, as the drawing draws them
     regions: ["timeline_for"],  # a sheet's chart
     screen_log: ["entry_for", "render_to_string"],  # the log's entries, worded and drawn
 }
@@ -88,7 +88,7 @@ def main() -> None:
     form = {"slot": "party", "kind": "attack", "amount": "1", "characters": [a.pk, b.pk], "choices": choices}
     # The screens of bench/live.py: the GM's table and each player's page.
     views = [
-        streamed.Seen(drawing.view_of(access.audience_of(user, campaign)), "http://localhost", "es")
+        answers.Seen(drawing.view_of(access.audience_of(user, campaign)), "http://localhost", "es")
         for user in (gm, one, two)
     ]
     spent = timed_parts()

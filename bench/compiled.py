@@ -32,8 +32,7 @@ from campaigns.access import CAMPAIGN_SEEN  # noqa: E402
 from config.compiled import Compiled  # noqa: E402
 from config.signed_in import ACCOUNT, SESSION  # noqa: E402
 from play.forms.base import IN_PLAY  # noqa: E402
-from play.screens.cards import WOUNDS  # noqa: E402
-from play.screens.snapshot import LATEST_HEADS  # noqa: E402
+from play.screens.snapshot import LATEST_HEADS, WOUNDS  # noqa: E402
 from rules import actions  # noqa: E402
 from rules.actions.core import LOCKED  # noqa: E402
 from rules.actions.sheet import Sheet  # noqa: E402

@@ -205,7 +205,16 @@ class Roster:
     audience that asks what it sees: a change draws the GM's table and each player's page from the same rows."""
 
     campaign: Campaign
-    characters: tuple[Character, ...]  # in name order
+    characters: tuple[Character, ...]  # in name order, as ROSTER reads them
+
+    def __post_init__(self) -> None:
+        for character in self.characters:
+            character.campaign = self.campaign  # as campaign.characters gives it: no query for it again
+
+    @property
+    def table(self) -> Audience:
+        """What its GMs see (`table_of`)."""
+        return table_of(self.campaign)
 
     @cached_property
     def roles(self) -> dict[int, str]:
@@ -259,14 +268,7 @@ class Roster:
 
 def roster_of(campaign: Campaign) -> Roster:
     """The campaign's roster: one query (and one for its members when a player's access is asked)."""
-    return roster_from(campaign, ROSTER.list(campaign=campaign.pk))
-
-
-def roster_from(campaign: Campaign, characters: list[Character]) -> Roster:
-    """The roster of these characters, read by ROSTER."""
-    for character in characters:
-        character.campaign = campaign
-    return Roster(campaign, tuple(characters))
+    return Roster(campaign, tuple(ROSTER.list(campaign=campaign.pk)))
 
 
 def still_sees(audience: Audience) -> bool:

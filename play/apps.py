@@ -11,6 +11,7 @@ class PlayConfig(AppConfig):
         # the admin's and a management command's too, not only in those that serve a stream (play.live.logins).
         # The screens the live streams show, registered with them: the machinery knows no screen of its own.
         from play.live import logins, streams  # noqa: F401, PLC0415
-        from play.screens import streamed  # noqa: PLC0415
+        from play.screens import drawing, regions, streamed  # noqa: PLC0415
 
+        drawing.register(regions.SCREENS)
         streams.register(streamed.SCREENS)

@@ -13,11 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.template import engines
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 from jinja2 import Environment
 from markupsafe import Markup
@@ -56,16 +53,3 @@ def environment(**options: Any) -> Environment:
     env.globals.update(_=translated, url=url)
     env.filters.update(duration=duration, duration_in_full=duration_in_full, signed=signed)
     return env
-
-
-def render(name: str, context: dict[str, Any]) -> SafeString:
-    """A fragment of play/jinja2/ drawn from its context (no request: no context processors)."""
-    return mark_safe(engines["jinja2"].get_template(name).render(context))  # noqa: S308 — a template's own output
-
-
-def fragment(name: str, context: dict[str, Any]) -> SafeString:
-    """A fragment drawn from its context alone, in its own language: Jinja2's for a name of play/jinja2/ (".jinja"),
-    Django's for the rest."""
-    if name.endswith(".jinja"):
-        return render(name, context)
-    return mark_safe(render_to_string(name, context))  # noqa: S308 — a template's own output

@@ -323,8 +323,9 @@ def streamed(
 ) -> str | None:
     """What the live stream sends one screen of an audience (its page, or with `sheet` that character's sheet): the
     whole screen without an event, else what the event touched; None when the audience may no longer watch."""
+    from play.screens.answers import Seen
     from play.screens.drawing import view_of
-    from play.screens.streamed import Seen, draw_change
+    from play.screens.streamed import draw_change
     from rules.notify import Change
 
     seen = Seen(view_of(audience, sheet), site, language)

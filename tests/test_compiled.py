@@ -73,7 +73,7 @@ def test_each_compiled_query_gives_what_the_orm_gives(world: World) -> None:
     hot = [config.signed_in.SESSION, config.signed_in.ACCOUNT, campaigns.access.CAMPAIGN_SEEN, play.forms.base.IN_PLAY]
     hot += [
         rules.actions.core.LOCKED,
-        play.screens.cards.WOUNDS,
+        play.screens.snapshot.WOUNDS,
         play.screens.snapshot.LATEST_HEADS,
         rules.queries.PENDING,
     ]
@@ -142,7 +142,7 @@ def test_every_slot_takes_a_value_and_nothing_else(world: World) -> None:
 @pytest.mark.django_db
 def test_a_list_goes_in_as_one_array_whatever_its_length(world: World) -> None:
     busy(world)
-    query = play.screens.cards.WOUNDS
+    query = play.screens.snapshot.WOUNDS
     for chosen in (
         [],
         [world.char_a1.pk],
@@ -183,7 +183,7 @@ def test_queries_read_together_give_what_each_gives_alone_in_one_round_trip(worl
     reads = [
         (config.signed_in.SESSION, {"key": odd, "now": timezone.now()}),
         (campaigns.access.ROSTER, {"campaign": world.campaign_a.pk}),
-        (play.screens.cards.WOUNDS, {"characters": []}),  # nothing found in the middle of the run
+        (play.screens.snapshot.WOUNDS, {"characters": []}),  # nothing found in the middle of the run
         (play.screens.snapshot.LATEST_HEADS, {"campaign": world.campaign_b.pk}),
         (campaigns.access.ROSTER, {"campaign": world.campaign_b.pk}),
     ]

@@ -17,7 +17,7 @@ class Ending(StrEnum):
 
 class Watched(Protocol):
     """A view of a campaign as the live machinery knows it: one key for every browser that shows the same thing
-    (hashable), whose audience it is. What it shows is the screens' business (play.screens.streamed.Seen)."""
+    (hashable), whose audience it is. What it shows is the screens' business (play.screens.answers.Seen)."""
 
     @property
     def campaign_id(self) -> int: ...

@@ -1,18 +1,16 @@
-"""What a character card shows, worked out from the stored rows: PG, penalty band, penalties in words, wounds by kind
-with their healing time, illnesses. A few queries for a whole campaign, whatever its size."""
+"""What a character card shows, worked out from the stored rows (read by play.screens.snapshot): PG, penalty band,
+penalties in words, wounds by kind with their healing time, illnesses."""
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from django.db import DEFAULT_DB_ALIAS
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign
 from characters.models import Character
-from config.compiled import Compiled
 from play.party import view_words
 from play.screens.kept import row_state, values_state
 from rules import engine, explained, mapping
@@ -215,36 +213,3 @@ def wound_lines(health: engine.Health) -> list[WoundLine]:
 # The many rows of a table: read as plain values, made model rows only when a card is worked out.
 WOUND_FIELDS = [field.attname for field in Wound._meta.concrete_fields]
 WOUND_CHARACTER = WOUND_FIELDS.index("character_id")
-WOUNDS = Compiled(
-    lambda characters: Wound.objects.filter(character_id__any=characters).order_by("id").values_list(*WOUND_FIELDS)
-)
-ILLNESSES = Compiled(
-    lambda characters: Illness.objects.filter(character_id__any=characters).select_related("disease").order_by("id")
-)
-# The same for every character of a campaign (those removed too): a whole screen's cards (play.screens.snapshot).
-CAMPAIGN_WOUNDS = Compiled(
-    lambda campaign: Wound.objects.filter(character__campaign=campaign).order_by("id").values_list(*WOUND_FIELDS)
-)
-CAMPAIGN_ILLNESSES = Compiled(
-    lambda campaign: Illness.objects.filter(character__campaign=campaign).select_related("disease").order_by("id")
-)
-
-
-def cards_for(campaign: Campaign, characters: Iterable[Character]) -> list[Card]:
-    """Cards for these characters of the campaign, in two queries whatever their number."""
-    characters = list(characters)
-    ids = [c.pk for c in characters]
-    return cards_from(campaign, characters, WOUNDS.rows(characters=ids), ILLNESSES.list(characters=ids))
-
-
-def cards_from(
-    campaign: Campaign, characters: Iterable[Character], wound_rows: Iterable[tuple[object, ...]], rows: list[Illness]
-) -> list[Card]:
-    """Cards for these characters, from their wounds' values (WOUND_FIELDS) and their illnesses read already."""
-    wounds: dict[int, list[tuple[object, ...]]] = defaultdict(list)
-    for values in wound_rows:
-        wounds[cast(int, values[WOUND_CHARACTER])].append(values)
-    illnesses: dict[int, list[Illness]] = defaultdict(list)
-    for illness in rows:
-        illnesses[illness.character_id].append(illness)
-    return [Card(c, wounds[c.pk], illnesses[c.pk], campaign.clock) for c in characters]

@@ -14,7 +14,6 @@ from django.utils.translation import gettext as _
 from campaigns.models import Campaign
 from config.compiled import Compiled, Slot
 from play.log import CHECK_NAMES, outcome_lines, penalty_terms
-from play.screens.cards import cards_for
 from rules import engine
 from rules.actions.checks import die_sides
 from rules.models import CalledCheck, CallStatus, CheckKind
@@ -102,16 +101,9 @@ class CallGroup:
 type Health = Callable[[int], engine.Health]
 
 
-def with_penalties(campaign: Campaign, lines: list[CheckLine], health: Health | None = None) -> list[CheckLine]:
-    """Give each pending check the penalties its character's state puts on it now (engine.penalty_parts): a few
-    queries for all of them (none with `health`), none when nothing is pending."""
+def with_penalties(lines: list[CheckLine], health: Health) -> list[CheckLine]:
+    """Give each pending check the penalties its character's state puts on it now (engine.penalty_parts)."""
     pending = [line for line in lines if line.pending]
-    if not pending:
-        return lines
-    if health is None:
-        characters = {line.row.character_id: line.row.character for line in pending}
-        states = {card.character.pk: card.health for card in cards_for(campaign, characters.values())}
-        health = states.__getitem__
     for line in pending:
         line.penalties = engine.penalty_parts(health(line.row.character_id), engine.CHECK_ROLLS[line.row.kind])
     return lines
@@ -145,5 +137,5 @@ def open_calls(campaign: Campaign, health: Health, rows: list[CalledCheck] | Non
                 line.result = outcome_lines(row.closed, {row.character_id: row.character.name}, row.character_id)
             lines.append(line)
         groups.append(CallGroup(lines))
-    with_penalties(campaign, [line for group in groups for line in group.lines], health)
+    with_penalties([line for group in groups for line in group.lines], health)
     return groups

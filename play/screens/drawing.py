@@ -1,10 +1,12 @@
 """How a screen is drawn: who looks at which screen (`View`), one drawing of it at one moment (`Drawing`: what its
-regions are drawn from, each worked out once), and one region of it as the page has it (`Region`, `element`): the
-element, marked with the campaign version it was drawn at, around what its template draws. Which regions each screen
-has is play.screens.regions'."""
+regions are drawn from, each worked out once), one region of it as the page has it (`Region`, `element`: the element,
+marked with the campaign version it was drawn at, around what its template draws), and what a change sends a screen
+(`changes`). Which regions each screen has is declared by play.screens.regions and registered here (`register`, by
+play.apps): the drawing knows no region of its own."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -14,14 +16,15 @@ from typing import Any
 
 from django.http import HttpRequest
 from django.template import engines
+from django.template.loader import render_to_string
+from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from campaigns.access import Audience
 from campaigns.models import Campaign, Invitation
 from characters.models import Character
-from play.jinja import fragment
 from play.screens.cards import Card, Shown, shown_to, whole
-from play.screens.kept import CSRF_MARK, VERSION_MARK, fill, kept, row_state
+from play.screens.kept import CSRF_MARK, VERSION_MARK, kept, row_state
 from play.screens.snapshot import EVERYTHING, Snapshot, Touch
 
 
@@ -84,6 +87,7 @@ class Drawing:
     def cards(self) -> list[Card]:
         return self.state.cards_of(self.seen)
 
+    @cached_property
     def cards_touched(self) -> list[Card]:
         return self.state.cards_of(character for character in self.seen if self.touch.character(character.pk))
 
@@ -161,6 +165,7 @@ class Region:
     drawn_from: Callable[[Card], object] = whole  # a per-card region's: what it shows of the card
     shown: Shown = shown_to  # and what of the screen's showing it (read-only or not) changes it
     kept: bool = False  # drawn from its context alone (hashable values, no request), and kept under it (kept.py)
+    holds_cards: bool = False  # the list of cards: drawn, it holds every per-card region already
 
 
 def element(
@@ -182,3 +187,84 @@ def element(
     # The names are the code's own; every value is escaped, and `inner` is a drawing (safe) as it stands.
     attributes = " ".join(f'{key}="{escape(str(value))}"' for key, value in attrs.items())
     return mark_safe(f"<{region.tag} {attributes}>{inner}</{region.tag}>")  # noqa: S308
+
+
+def part(element_id: str, html: str = "", how: str = "inner") -> str:
+    """Something for the acting tab only, put in place like a region: what is inside the element `element_id`."""
+    return format_html('<div id="{}" data-how="{}">{}</div>', element_id, how, html)
+
+
+# --- what a change sends a screen -------------------------------------------------------------------------------------
+
+# Each screen's regions, in the page's order, and each region by its name: play.screens.regions.SCREENS, registered.
+SCREENS: dict[Screen, list[Region]] = {}
+REGIONS: dict[str, Region] = {}
+
+
+def register(screens: dict[Screen, list[Region]]) -> None:
+    SCREENS.update(screens)
+    REGIONS.update((region.name, region) for regions in screens.values() for region in regions)
+
+
+def changes(drawing: Drawing) -> SafeString:
+    """What a change sends one screen: each region it touched, once, as the page has it (the whole screen when the
+    change is unknown: a stream's first message)."""
+    if drawing.kept_whole is not None:
+        version = drawing.campaign.version
+        return mark_safe("".join(fill(html, drawing.csrf_token, version) for html in drawing.kept_whole.values()))  # noqa: S308
+    parts = []
+    cards_drawn = False
+    for region in SCREENS[drawing.view.screen]:
+        if region.per_card:
+            if not cards_drawn:
+                parts += [draw_region(drawing, region.name, card) for card in drawing.cards_touched]
+        elif drawing.touch.everything or region.touched(drawing):
+            parts.append(element(drawing, region, region.draw(drawing)))
+            cards_drawn = cards_drawn or region.holds_cards
+    return mark_safe("".join(parts))  # noqa: S308 — each drawn by its template
+
+
+HOLES = re.compile("\x00r:([^\x00]+)\x00")  # each `hole` in a page's content, and the region that goes there
+
+
+def hole(name: str) -> SafeString:
+    """Where a region goes in a page's content kept without it (play.screens.pages)."""
+    return mark_safe(f"\x00r:{name}\x00")  # noqa: S308 — a name of REGIONS
+
+
+def draw_region(
+    drawing: Drawing, name: str, card: Card | None = None, given: dict[str, Any] | None = None
+) -> SafeString:
+    """One region of the screen as the page draws it in place (`{% region %}`): all of it."""
+    region = REGIONS[name]
+    if region.per_card:
+        assert card is not None
+        return element(drawing, region, {}, f"{name}-{card.character.pk}", card)
+    if given is None and drawing.holes:
+        return hole(name)
+    if given is None and drawing.kept_whole is not None:
+        return fill(drawing.kept_whole[name], drawing.csrf_token, drawing.campaign.version)
+    return element(drawing, region, region.draw(drawing) if given is None else given)
+
+
+# What {% csrf_token %} draws with the mark for a token.
+CSRF_INPUT = f'<input type="hidden" name="csrfmiddlewaretoken" value="{CSRF_MARK}">'
+
+
+def fill(html: SafeString, csrf_token: str | None, version: int) -> SafeString:
+    """A kept drawing (play.screens.kept) made whole for one drawing: its marks replaced by the page's CSRF token and
+    the campaign version it is drawn at. A stream has no token: its forms go by htmx, which sends the page's in a
+    header; what a template draws without one is nothing, and so is what is left of its marks here."""
+    if "\x00" not in html:
+        return html
+    filled = html.replace(CSRF_INPUT, "") if csrf_token is None else str(html)
+    filled = filled.replace(CSRF_MARK, escape(csrf_token or "")).replace(VERSION_MARK, str(version))
+    return mark_safe(filled)  # noqa: S308 — a template's own output
+
+
+def fragment(name: str, context: dict[str, Any]) -> SafeString:
+    """A fragment drawn from its context alone (no request: no context processors), in its own language: Jinja2's
+    for a name of play/jinja2/ (".jinja": play.jinja says which and why), Django's for the rest."""
+    if name.endswith(".jinja"):
+        return mark_safe(engines["jinja2"].get_template(name).render(context))  # noqa: S308 — a template's own output
+    return mark_safe(render_to_string(name, context))  # noqa: S308 — a template's own output

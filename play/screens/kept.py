@@ -19,8 +19,7 @@ from cachetools import LRUCache
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.urls import get_script_prefix
-from django.utils.html import escape
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
 # Drawn where a form's CSRF token and a region's version go: no text typed by a user can hold a NUL (every field
@@ -76,21 +75,6 @@ screens: Kept[dict[str, SafeString]] = Kept(SCREEN_CHARACTERS, lambda regions: s
 # Pages' content around their regions (play.screens.pages), and the pages around that content (its `framed`).
 contents: Kept[SafeString] = Kept(SCREEN_CHARACTERS // 8, len)
 frames: Kept[SafeString] = Kept(SCREEN_CHARACTERS // 16, len)
-
-
-# What {% csrf_token %} draws with the mark for a token.
-CSRF_INPUT = f'<input type="hidden" name="csrfmiddlewaretoken" value="{CSRF_MARK}">'
-
-
-def fill(html: SafeString, csrf_token: str | None, version: int) -> SafeString:
-    """A kept drawing made whole for one drawing: its marks replaced by the page's CSRF token and the campaign version
-    it is drawn at. A stream has no token: its forms go by htmx, which sends the page's in a header; what a template
-    draws without one is nothing, and so is what is left of its marks here."""
-    if "\x00" not in html:
-        return html
-    filled = html.replace(CSRF_INPUT, "") if csrf_token is None else str(html)
-    filled = filled.replace(CSRF_MARK, escape(csrf_token or "")).replace(VERSION_MARK, str(version))
-    return mark_safe(filled)  # noqa: S308 — a template's own output
 
 
 def row_state(row: models.Model | None) -> tuple[object, ...]:

@@ -10,10 +10,9 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
-from play.jinja import fragment
 from play.log.pages import LOG_LENGTH, SHEET_LOG_LENGTH, next_page
 from play.log.story import Entry, entry_for
-from play.screens.drawing import Drawing
+from play.screens.drawing import Drawing, fragment
 from play.screens.kept import VERSION_MARK, kept, titles
 from play.screens.snapshot import Snapshot
 

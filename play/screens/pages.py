@@ -23,9 +23,9 @@ from django.utils.safestring import SafeString, mark_safe
 from campaigns.models import Campaign
 from play.context_processors import site
 from play.forms.party import PartyViewForm
-from play.screens.drawing import Drawing, Screen
-from play.screens.kept import CSRF_MARK, contents, fill, frames, row_state
-from play.screens.regions import HOLES, KEPT_WHOLE, clock_form, sheet
+from play.screens.drawing import HOLES, Drawing, Screen, fill
+from play.screens.kept import CSRF_MARK, contents, frames, row_state
+from play.screens.regions import KEPT_WHOLE, clock_form, sheet
 
 VISIT_MARK = "\x00visit\x00"
 CONTENT_MARK = "\x00content\x00"

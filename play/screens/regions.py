@@ -1,29 +1,29 @@
 """The regions of each screen — the GM's table, a player's page, a character's sheet — and what each is drawn from:
-the one list that the first load of a page, the answer to an action and the live stream all draw from (`SCREENS`);
-what a change sends a screen (`changes`), and a whole screen kept (`whole_screen`)."""
+the one list that the first load of a page, the answer to an action and the live stream all draw from (`SCREENS`,
+registered with play.screens.drawing by play.apps); a whole screen kept (`whole_screen`), and what a page and an answer
+draw besides their regions (the clock's form, the party view's control)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from django.http import HttpRequest
-from django.utils.safestring import SafeString, mark_safe
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
 
 from campaigns.access import Right, seen_as, table_of
 from campaigns.models import Campaign, PartyView
 from characters.models import Character
 from play.forms.advance import AdvanceForm
 from play.forms.party import PartyViewForm
-from play.jinja import fragment
 from play.log.pages import LOG_LENGTH, SHEET_LOG_LENGTH
 from play.party import companion
 from play.screens.cards import Card, Shown, shown_to, whole
-from play.screens.drawing import Drawing, Region, Screen, View, element
+from play.screens.drawing import Drawing, Region, Screen, View, element, fragment, part
 from play.screens.game_sessions import game_session, shared_recaps
-from play.screens.kept import fill, row_state, screens
+from play.screens.kept import row_state, screens
 from play.screens.log import log, sheet_log_entries, undo_title
 from play.screens.snapshot import EVERYTHING, Snapshot, Touch
 from play.screens.timeline import timeline_for
@@ -140,6 +140,7 @@ CARDS = Region(
     tag="ul",
     attrs={"class": "cards"},
     how="keyed",
+    holds_cards=True,
 )
 
 
@@ -230,47 +231,6 @@ SCREENS: dict[Screen, list[Region]] = {
 REGIONS = {region.name: region for regions in SCREENS.values() for region in regions}
 
 
-HOLES = re.compile("\x00r:([^\x00]+)\x00")  # each `hole` in a page's content, and the region that goes there
-
-
-def hole(name: str) -> SafeString:
-    """Where a region goes in a page's content kept without it (play.screens.pages)."""
-    return mark_safe(f"\x00r:{name}\x00")  # noqa: S308 — a name of REGIONS
-
-
-def draw_region(
-    drawing: Drawing, name: str, card: Card | None = None, given: dict[str, Any] | None = None
-) -> SafeString:
-    """One region of the screen as the page draws it in place (`{% region %}`): all of it."""
-    region = REGIONS[name]
-    if region.per_card:
-        assert card is not None
-        return element(drawing, region, {}, f"{name}-{card.character.pk}", card)
-    if given is None and drawing.holes:
-        return hole(name)
-    if given is None and drawing.kept_whole is not None:
-        return fill(drawing.kept_whole[name], drawing.csrf_token, drawing.campaign.version)
-    return element(drawing, region, region.draw(drawing) if given is None else given)
-
-
-def changes(drawing: Drawing) -> SafeString:
-    """What a change sends one screen: each region it touched, once, as the page has it (the whole screen when the
-    change is unknown: a stream's first message)."""
-    if drawing.kept_whole is not None:
-        version = drawing.campaign.version
-        return mark_safe("".join(fill(html, drawing.csrf_token, version) for html in drawing.kept_whole.values()))  # noqa: S308
-    parts = []
-    drawn = set()
-    for region in SCREENS[drawing.view.screen]:
-        if region.per_card:
-            if CARDS.name not in drawn:  # a card list drawn again holds every card already
-                parts += [draw_region(drawing, region.name, card) for card in drawing.cards_touched()]
-        elif drawing.touch.everything or region.touched(drawing):
-            parts.append(element(drawing, region, region.draw(drawing)))
-            drawn.add(region.name)
-    return mark_safe("".join(parts))  # noqa: S308 — each drawn by its template
-
-
 # The screens kept whole: every row they show is among those their first read digests (Snapshot.read_ahead) or
 # changes only through an action, which bumps the campaign's version (a log entry, once logged, changes only by an
 # undo). A sheet reads its character's log and timeline besides: it is drawn anew each time.
@@ -283,7 +243,7 @@ def whole_screen(drawing: Drawing) -> dict[str, SafeString] | None:
     table), the site its links point to, the campaign's row and the digests of the rows of its first read (asked of
     PostgreSQL in one round trip, no rows: config.compiled.digests). A page, its reloads, the first message of the
     stream it opens and every other GM's table share one drawing, each with its own CSRF token put in
-    (play.screens.kept.fill); a change of anything it shows, by an action or behind the actions' back, is a new key.
+    (play.screens.drawing.fill); a change of anything it shows, by an action or behind the actions' back, is a new key.
     None for a screen not kept whole, for rows read already (a change's drawing) and for an audience that may no longer
     see the campaign."""
     view, state = drawing.view, drawing.state
@@ -322,6 +282,24 @@ def clock_form(campaign: Campaign, in_play: list[Character] | None = None) -> Ad
     form = AdvanceForm(campaign=campaign, auto_id="advance-%s")
     form.in_play = in_play
     return form
+
+
+def clock_closed(request: HttpRequest, drawing: Drawing) -> list[str]:
+    """After an advance from the clock's form: the form drawn fresh, the GM's way of working (preview first or not)
+    kept, and its preview emptied (a `closing` of play.screens.answers.render_changes)."""
+    form = clock_form(drawing.campaign, drawing.seen)
+    form.initial["preview_first"] = bool(request.POST.get("preview_first"))
+    clock = {"campaign": drawing.campaign, "form": form, "drawing": drawing}
+    drawn = render_to_string("components/clock_form.html", clock, request)
+    return [part("form-advance", drawn, "outer"), part("advance-preview")]
+
+
+def party_view_closed(request: HttpRequest, drawing: Drawing) -> list[str]:
+    """After the party view's control acted: the control drawn fresh, unless the change redrew its region."""
+    if drawing.touch.campaign:
+        return []
+    control = {"campaign": drawing.campaign, "form": PartyViewForm(campaign=drawing.campaign)}
+    return [part("party-view", render_to_string("components/party_view_control.html", control, request))]
 
 
 def gm_drawing(

@@ -9,24 +9,25 @@ business (its Roster); what a card shows is play.screens.cards'.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import Max, Q, QuerySet
 
-from campaigns.access import ROLES, ROSTER, Roster, roster_from, roster_of
+from campaigns.access import ROLES, ROSTER, Roster, roster_of
 from campaigns.models import Campaign, Event, GameSession, Invitation
 from characters.models import Character
 from config.compiled import Compiled, digests, together
 from play.log import who_acted, who_of
 from play.log.pages import LOG_LENGTH
-from play.screens.cards import CAMPAIGN_ILLNESSES, CAMPAIGN_WOUNDS, ILLNESSES, WOUNDS, Card, cards_for, cards_from
+from play.screens.cards import WOUND_CHARACTER, WOUND_FIELDS, Card
 from play.screens.checks import CALLS, CallGroup, CheckLine, open_calls, with_penalties
 from rules import engine, events, queries
 from rules.events import EventKind
-from rules.models import CalledCheck
+from rules.models import CalledCheck, Illness, Wound
 
 
 # Events that change who is in play, their names or players, or what the players see of one another: lists of
@@ -104,6 +105,40 @@ HEADS = ("pk", "undone", "action", "characters", "actor__username", "actor_name"
 LATEST_HEADS = Compiled(
     lambda campaign: Event.objects.filter(campaign=campaign).order_by("-id").values_list(*HEADS)[:LOG_LENGTH]
 )
+# The cards' rows, a wound as plain values (play.screens.cards.WOUND_FIELDS): some characters', or every character's
+# of a campaign (those removed too: a whole screen's cards).
+WOUNDS = Compiled(
+    lambda characters: Wound.objects.filter(character_id__any=characters).order_by("id").values_list(*WOUND_FIELDS)
+)
+ILLNESSES = Compiled(
+    lambda characters: Illness.objects.filter(character_id__any=characters).select_related("disease").order_by("id")
+)
+CAMPAIGN_WOUNDS = Compiled(
+    lambda campaign: Wound.objects.filter(character__campaign=campaign).order_by("id").values_list(*WOUND_FIELDS)
+)
+CAMPAIGN_ILLNESSES = Compiled(
+    lambda campaign: Illness.objects.filter(character__campaign=campaign).select_related("disease").order_by("id")
+)
+
+
+def cards_for(campaign: Campaign, characters: Iterable[Character]) -> list[Card]:
+    """Cards for these characters of the campaign, in two queries whatever their number."""
+    characters = list(characters)
+    ids = [c.pk for c in characters]
+    return cards_from(campaign, characters, WOUNDS.rows(characters=ids), ILLNESSES.list(characters=ids))
+
+
+def cards_from(
+    campaign: Campaign, characters: Iterable[Character], wound_rows: Iterable[tuple[object, ...]], rows: list[Illness]
+) -> list[Card]:
+    """Cards for these characters, from their wounds' values (WOUND_FIELDS) and their illnesses read already."""
+    wounds: dict[int, list[tuple[object, ...]]] = defaultdict(list)
+    for values in wound_rows:
+        wounds[cast(int, values[WOUND_CHARACTER])].append(values)
+    illnesses: dict[int, list[Illness]] = defaultdict(list)
+    for illness in rows:
+        illnesses[illness.character_id].append(illness)
+    return [Card(c, wounds[c.pk], illnesses[c.pk], campaign.clock) for c in characters]
 
 
 def by_character(links: list[Invitation]) -> dict[int, Invitation]:
@@ -148,7 +183,7 @@ class Snapshot:
     def taking(self, rows: dict[str, list[Any]], gm: bool, players: bool) -> Snapshot:
         """This snapshot with the rows of its `reads`, read by `read_ahead`."""
         self.ahead = True
-        roster = self.__dict__["roster"] = roster_from(self.campaign, rows["roster"])
+        roster = self.__dict__["roster"] = Roster(self.campaign, tuple(rows["roster"]))
         self.__dict__["pending"] = rows["pending"]
         if "wounds" in rows:
             carded = (
@@ -240,7 +275,7 @@ class Snapshot:
         """The checks these characters owe, each with the penalties its character's state puts on it now."""
         owing = set(characters)
         lines = [CheckLine(row) for row in self.pending if row.character_id in owing]
-        return with_penalties(self.campaign, lines, self.health)
+        return with_penalties(lines, self.health)
 
     @cached_property
     def calls(self) -> list[CallGroup]:

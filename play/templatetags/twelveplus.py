@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from campaigns.clock import format_clock
 from play.jinja import duration, duration_in_full
 from play.screens.cards import Card
-from play.screens.regions import draw_region
+from play.screens.drawing import draw_region
 from rules.signs import signed
 
 register = template.Library()

@@ -16,9 +16,9 @@ from campaigns import access
 from campaigns.models import Campaign
 from play.forms.checks import CheckAnswerForm, CheckCancelForm
 from play.log import outcome_lines
-from play.screens.answers import HtmxHttpRequest, acting, answers_in_place, in_place, part, render_changes, touched_by
+from play.screens.answers import HtmxHttpRequest, acting, answers_in_place, in_place, render_changes, touched_by
 from play.screens.checks import CheckLine, with_penalties
-from play.screens.drawing import Drawing, view_of
+from play.screens.drawing import Drawing, part, view_of
 from play.screens.regions import site_of
 from play.screens.snapshot import Snapshot, state_for
 from rules import actions
@@ -47,7 +47,7 @@ def answer_check(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
         # Answered or cancelled meanwhile (another tab, the GM): the list as it is now, with the reason.
         return owed_checks(request, campaign, audience, where, " ".join(errors), status=422)
     # Drawn again as it was drawn the first time: the penalties the roll will take are said.
-    [line] = with_penalties(campaign, [CheckLine(check)])
+    [line] = with_penalties([CheckLine(check)], Snapshot(campaign).health)
     context = {"campaign": campaign, "line": line, "where": where, "errors": errors}
     context["value"] = request.POST.get("die", "")[:20]
     response = render(request, "components/check_answer.html", context, status=422)

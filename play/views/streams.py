@@ -23,8 +23,8 @@ from campaigns.models import Campaign
 from play.live import connects, logins, streams
 from play.live.connects import OPENED, Closable, ending, stream
 from play.live.watchers import GONE, ROLE, SESSION, Watcher
+from play.screens.answers import Seen
 from play.screens.drawing import view_of
-from play.screens.streamed import Seen
 from rules import notify
 
 

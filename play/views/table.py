@@ -34,14 +34,12 @@ from play.screens.answers import (
     acting,
     announcement,
     answers_in_place,
-    clock_closed,
-    party_view_closed,
     render_changes,
 )
 from play.screens.drawing import Drawing, View, view_of
 from play.screens.pages import page
 from play.screens.preview import preview_in_words
-from play.screens.regions import gm_drawing, site_of, whole_drawing
+from play.screens.regions import clock_closed, gm_drawing, party_view_closed, site_of, whole_drawing
 from play.screens.visits import since_last_visit
 from rules import actions
 

@@ -17,9 +17,9 @@ from campaigns import access
 from campaigns.models import Campaign, Invitation
 from characters.models import Character
 from play.forms.advance import AdvanceForm
+from play.screens.answers import Seen, draw_views, state_of
 from play.screens.drawing import Screen, View
 from play.screens.snapshot import LATEST_HEADS, touch_of
-from play.screens.streamed import Seen, draw_views, state_of
 from rules import actions
 from rules.actions import Call
 from rules.damage import Attack, Gas
@@ -332,8 +332,9 @@ FAN_OUT_QUERIES = 2
 def test_a_change_costs_the_fan_out_the_same_queries_for_1_or_3_views_and_4_or_40_characters(
     world: World, django_assert_max_num_queries
 ):
+    from play.screens.answers import Seen
     from play.screens.drawing import view_of
-    from play.screens.streamed import Seen, draw_change
+    from play.screens.streamed import draw_change
     from rules.notify import Change
 
     def costs(*users) -> int:

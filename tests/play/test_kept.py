@@ -146,17 +146,19 @@ def test_cards_kept_for_one_campaign_are_not_another_campaigns(world: World):
 
 
 def drawings_counted(monkeypatch) -> list[str]:
-    """The regions drawn from now on (play.screens.element), by name."""
-    from play.screens import regions as screen_module
+    """The regions drawn from now on (play.screens.drawing.element: by a drawing's regions, and by a whole screen kept,
+    play.screens.regions), by name."""
+    from play.screens import drawing, regions
 
     drawn: list[str] = []
-    real = screen_module.element
+    real = drawing.element
 
     def counted(drawing, region, *args, **kwargs):
         drawn.append(region.name)
         return real(drawing, region, *args, **kwargs)
 
-    monkeypatch.setattr(screen_module, "element", counted)
+    monkeypatch.setattr(drawing, "element", counted)
+    monkeypatch.setattr(regions, "element", counted)
     return drawn
 
 
@@ -189,8 +191,9 @@ def test_a_reload_and_another_gm_draw_no_region_and_read_no_rows(world: World, m
 
 @pytest.mark.django_db(transaction=True)  # a stream's drawing gives its connection back, as on the hub's thread
 def test_the_stream_a_page_opens_sends_the_pages_drawing(world: World, monkeypatch, django_assert_num_queries):
+    from play.screens.answers import Seen
     from play.screens.drawing import view_of
-    from play.screens.streamed import Seen, draw_state
+    from play.screens.streamed import draw_state
 
     client, url = client_for(world.player_a), f"/campaigns/{world.campaign_a.pk}/"
     page = on_a_thread(lambda: client.get(url).content.decode())  # Playwright's loop may be on this thread

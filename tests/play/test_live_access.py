@@ -197,6 +197,7 @@ def in_own_loop(coroutine):
 def test_browsers_connecting_at_one_version_share_one_render_of_the_state(world: World, monkeypatch):
     from play.live import streams as live
     from play.screens import streamed as live_drawing
+    from play.screens.answers import Seen
     from play.screens.drawing import view_of
 
     renders: list[tuple] = []  # the hub's drawings of a whole screen (none of these screens was drawn before)
@@ -209,10 +210,10 @@ def test_browsers_connecting_at_one_version_share_one_render_of_the_state(world:
     screens_with(monkeypatch, whole=counted)
     hub = live.Hub()
 
-    def seen(user, sheet: int | None = None, language: str = "es") -> live_drawing.Seen:
-        return live_drawing.Seen(view_of(access.audience_of(user, world.campaign_a), sheet), "http://mesa", language)
+    def seen(user, sheet: int | None = None, language: str = "es") -> Seen:
+        return Seen(view_of(access.audience_of(user, world.campaign_a), sheet), "http://mesa", language)
 
-    async def storm(screen: live_drawing.Seen, count: int) -> list[bytes | None]:
+    async def storm(screen: Seen, count: int) -> list[bytes | None]:
         return await asyncio.gather(*(hub.state(screen) for _ in range(count)))
 
     states = in_own_loop(storm(seen(world.gm_a), 60))

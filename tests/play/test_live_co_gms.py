@@ -77,27 +77,27 @@ def test_a_player_removed_as_co_gm_watches_again_as_the_player_they_are(world: W
 def test_every_gm_is_drawn_once_for_a_change(world: World, monkeypatch):
     """docs/architecture.md principle 3: a change costs the same however many watch. The owner's and a co-GM's tables
     are one drawing; the co-GM costs one query more (whether they are still a co-GM), not a second drawing."""
-    from play.screens import streamed as live
+    from play.screens import answers, streamed
     from play.screens.drawing import view_of
 
     draws: list[object] = []
-    real = live.draw
+    real = answers.draw
 
     def counted(*args):
         draws.append(args)
         return real(*args)
 
-    monkeypatch.setattr(live, "draw", counted)
+    monkeypatch.setattr(answers, "draw", counted)
     monkeypatch.setattr(connections["default"], "close", lambda: None)  # draw_change gives a worker's connection back
 
-    def seen(user, sheet: int | None = None) -> live.Seen:
-        return live.Seen(view_of(access.audience_of(user, world.campaign_a), sheet), "http://mesa", "es")
+    def seen(user, sheet: int | None = None) -> answers.Seen:
+        return answers.Seen(view_of(access.audience_of(user, world.campaign_a), sheet), "http://mesa", "es")
 
     def cost(views: set) -> tuple[int, dict]:
         draws.clear()
         event = actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=1), by=world.gm_a).event
         with CaptureQueriesContext(connection) as queries:
-            drawn = live.draw_change(Change(world.campaign_a.pk, None, event.pk), views)
+            drawn = streamed.draw_change(Change(world.campaign_a.pk, None, event.pk), views)
         return len(queries), drawn
 
     alone, _ = cost({seen(world.gm_a)})

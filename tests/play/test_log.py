@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from characters.models import Character
 from play.log.pages import sheet_log, table_log
-from play.screens.cards import cards_for
+from play.screens.snapshot import cards_for
 from rules import actions, engine
 from rules.damage import Attack, Collision, Drowning, Fall, Gas
 from rules.engine import DAY, HOUR, WEEK

@@ -1,5 +1,5 @@
 """A change is drawn for a process's streams by the request that made it, when it answers with what it changed
-(play.screens.streamed.Promises, promised by its tab before it acts): the listener of that process then reads and
+(play.screens.answers.Promises, promised by its tab before it acts): the listener of that process then reads and
 draws nothing for the views the request drew, and draws what it did not (a stream opened since, a request that drew
 nothing, a change from no tab). The acting tab's own stream gets nothing: its answer had the change. What the streams
 get is the same whichever drew it. In this process: streams through config.stream_gate.StreamHandler, requests
@@ -7,7 +7,7 @@ through the test client on a worker thread, the hub's listener hearing PostgreSQ
 
 import asyncio
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -17,9 +17,10 @@ from django.test import Client
 from campaigns import access
 from config.stream_gate import StreamHandler
 from play.live import streams as live
-from play.screens import streamed
+from play.screens import answers, streamed
+from play.screens.answers import Seen, keep, promises
 from play.screens.drawing import view_of
-from play.screens.streamed import Seen, draw_change, keep, promises
+from play.screens.streamed import draw_change
 from rules import actions, notify
 from rules.damage import Attack
 from tests.helpers import World, on_a_thread, reload
@@ -141,7 +142,7 @@ def test_a_view_the_request_did_not_draw_is_drawn_by_the_listener(world, monkeyp
     made: list[Any] = []
 
     def promised_for_the_table_only() -> None:
-        made.append(promises.promise(world.campaign_a.pk, TAB))
+        made.append(promises.promise(world.campaign_a.pk, TAB, set()))
         outcome = actions.apply_damage(
             world.campaign_a, [world.char_a1], Attack(amount=2), by=actions.FromTab(world.gm_a, TAB)
         )
@@ -165,14 +166,14 @@ def test_what_the_request_draws_for_each_view_is_what_the_listener_would(world, 
     """The GM's table (owner and co-GM alike), each player's page and a sheet, in two languages: the request's
     drawing of its change equals the listener's own drawing of it, view by view."""
     kept: list[dict[Seen, str | None]] = []
-    real_keep = streamed.keep
+    real_keep = answers.keep
 
     def keeping(future: Any, event: int | None, drawn: dict[Seen, str | None]) -> None:
         if drawn:
             kept.append(drawn)
         real_keep(future, event, drawn)
 
-    monkeypatch.setattr(streamed, "keep", keeping)
+    monkeypatch.setattr(answers, "keep", keeping)
     views = {
         Seen(view_of(audience, sheet), "http://testserver", language)
         for audience, sheet in [
@@ -201,15 +202,15 @@ def test_promises_older_than_their_time_are_let_go_oldest_first_and_the_young_ke
     """Let go from the oldest on, whether kept or not (the request and the listener hold theirs: neither waits on the
     process's list); a young promise stays findable however many are made."""
     now = [1000.0]
-    monkeypatch.setattr(streamed.time, "monotonic", lambda: now[0])
-    made = streamed.Promises()
-    old = [made.promise(1, f"tab-{n:04}") for n in range(1, 4)]
+    monkeypatch.setattr(answers.time, "monotonic", lambda: now[0])
+    made = answers.Promises()
+    old = [made.promise(1, f"tab-{n:04}", set()) for n in range(1, 4)]
     keep(old[0], None, {})  # released; the others never kept
     now[0] += made.KEPT_SECONDS / 2
-    young = [made.promise(2, f"tab-{n:04}") for n in range(1, 1001)]
+    young = [made.promise(2, f"tab-{n:04}", set()) for n in range(1, 1001)]
     assert all(made.of(1, f"tab-{n:04}") is old[n - 1] for n in range(1, 4))
     now[0] += made.KEPT_SECONDS / 2 + 1
-    latest = made.promise(3, "tab-0001")
+    latest = made.promise(3, "tab-0001", set())
     assert [made.of(1, f"tab-{n:04}") for n in range(1, 4)] == [None, None, None]
     assert made.of(2, "tab-1000") is young[-1] and made.of(3, "tab-0001") is latest and len(made.made) == 1001
     assert made.of(3, "") is None  # no request of that campaign without a tab
@@ -218,20 +219,20 @@ def test_promises_older_than_their_time_are_let_go_oldest_first_and_the_young_ke
 def test_a_tabs_new_promise_takes_the_place_of_its_last_one_and_the_listener_takes_only_its_own_change():
     """The same tab acting twice: the latest promise is the one found; a promise kept for another event is no drawing
     of this change (the listener draws it)."""
-    made = streamed.Promises()
-    first, second = made.promise(1, "tab-0001"), made.promise(1, "tab-0001")
+    made = answers.Promises()
+    first, second = made.promise(1, "tab-0001", set()), made.promise(1, "tab-0001", set())
     assert made.of(1, "tab-0001") is second is not first and len(made.made) == 1
     keep(second, 8, {})
     keep(second, 9, {})  # kept already: stays as it was
-    assert second.result() == (8, {})
+    assert second.drawn.result() == (8, {})
 
 
 @pytest.mark.parametrize("event, found", [(8, "drawn"), (9, None), (None, None)])
 def test_the_listener_takes_a_promised_drawing_only_for_the_event_it_was_kept_with(monkeypatch, event, found):
-    made = streamed.Promises()
+    made = answers.Promises()
     monkeypatch.setattr(streamed, "promises", made)
     view = object()
-    keep(made.promise(1, "tab-0001"), 8, {view: "drawn"})  # type: ignore[dict-item]
+    keep(made.promise(1, "tab-0001", set()), 8, {view: "drawn"})  # type: ignore[dict-item]
     drawn = asyncio.run(streamed.promised(notify.Change(1, None, event, "tab-0001")))
     assert drawn == ({view: "drawn"} if found else {})
 
@@ -239,16 +240,16 @@ def test_the_listener_takes_a_promised_drawing_only_for_the_event_it_was_kept_wi
 def test_promises_made_on_many_threads_at_once_are_each_found(monkeypatch):
     """Requests make promises on their own threads while old ones are let go: none is lost, none raises."""
     now = [1000.0]
-    monkeypatch.setattr(streamed.time, "monotonic", lambda: now[0])
-    made = streamed.Promises()
+    monkeypatch.setattr(answers.time, "monotonic", lambda: now[0])
+    made = answers.Promises()
     for n in range(1, 501):
-        made.promise(1, f"tab-{n:04}")  # old, let go by the first promise made below
+        made.promise(1, f"tab-{n:04}", set())  # old, let go by the first promise made below
     now[0] += made.KEPT_SECONDS + 1
     start = threading.Barrier(8)
 
-    def requests(thread: int) -> list[Future[Any]]:
+    def requests(thread: int) -> list[answers.Promise]:
         start.wait()
-        return [made.promise(2, f"tab-{thread * 1000 + n:05}") for n in range(200)]
+        return [made.promise(2, f"tab-{thread * 1000 + n:05}", set()) for n in range(200)]
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         promised = list(pool.map(requests, range(8)))
