@@ -42,7 +42,7 @@ PARTS: dict[Any, list[str]] = {
     snapshot.Snapshot: ["read_ahead"],  # the rows every view draws from, in one round trip
     drawing: ["fragment"],  # the regions' templates, as the drawing draws them
     regions: ["timeline_for"],  # a sheet's chart
-    screen_log: ["entry_for", "render_to_string"],  # the log's entries, worded and drawn
+    screen_log: ["entry_for", "fragment"],  # the log's entries, worded and drawn
 }
 
 
