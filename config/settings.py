@@ -123,7 +123,7 @@ TEMPLATES = [
     },
     {
         # What every blow draws (play/jinja2/, play.jinja): a card's state with its PG, wounds and illnesses, a log
-        # and its entries; the fragments measured to need Jinja2's speed (bench/RESULTS.md).
+        # and its entries, a player's companions; the fragments measured to need Jinja2's speed (bench/RESULTS.md).
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [],
         "APP_DIRS": True,

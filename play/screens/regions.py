@@ -203,7 +203,7 @@ SCREENS: dict[Screen, list[Region]] = {
         ),
         CARDS,
         CARD,
-        Region("party", "components/party.html", party, party_touched, kept=True),
+        Region("party", "party.jinja", party, party_touched, kept=True),
         Region("recaps", "components/recaps_shared.html", shared_recaps, lambda d: d.touch.sessions),
     ],
     Screen.SHEET: [

@@ -379,7 +379,7 @@ def test_a_companion_whose_word_stays_is_not_drawn_again(world: World, monkeypat
         return element_by_id(client_for(world.player_a).get(url).content.decode(), "party").inner
 
     hurt = party_after(1)
-    assert rendered.count("components/party.html") == 1 and "condition-hurt" in hurt
-    assert party_after(1) == hurt and rendered.count("components/party.html") == 1  # the same word: kept
+    assert rendered.count("party.jinja") == 1 and "condition-hurt" in hurt
+    assert party_after(1) == hurt and rendered.count("party.jinja") == 1  # the same word: kept
     dead = party_after(500)
-    assert rendered.count("components/party.html") == 2 and "condition-dead" in dead and "condition-hurt" not in dead
+    assert rendered.count("party.jinja") == 2 and "condition-dead" in dead and "condition-hurt" not in dead
