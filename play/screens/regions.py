@@ -228,8 +228,6 @@ SCREENS: dict[Screen, list[Region]] = {
     ],
 }
 
-REGIONS = {region.name: region for regions in SCREENS.values() for region in regions}
-
 
 # The screens kept whole: every row they show is among those their first read digests (Snapshot.read_ahead) or
 # changes only through an action, which bumps the campaign's version (a log entry, once logged, changes only by an
