@@ -28,8 +28,9 @@ import django  # noqa: E402
 django.setup()
 
 from django.contrib.auth import get_user_model  # noqa: E402
-from django.db import connection, transaction  # noqa: E402
+from django.db import transaction  # noqa: E402
 
+from bench.database import own_database  # noqa: E402
 from campaigns.models import Campaign  # noqa: E402
 from characters.models import Character  # noqa: E402
 from rules import actions, engine, queries  # noqa: E402
@@ -188,12 +189,7 @@ def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    # Its own database, so a test run on the same server does not get in the way.
-    connection.settings_dict["TEST"]["NAME"] = f"bench_{connection.settings_dict['NAME']}"
     sizes = [int(arg) for arg in sys.argv[1:]] or [100, 500, 2000]
-    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
+    with own_database("advance"):
         main(sizes)
         preview_against_advance()
-    finally:
-        connection.creation.destroy_test_db(test_db, verbosity=0)

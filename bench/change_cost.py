@@ -28,6 +28,7 @@ from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
+from bench.database import own_database  # noqa: E402
 from campaigns import access  # noqa: E402
 from campaigns.models import Campaign, Membership  # noqa: E402
 from characters.models import Character  # noqa: E402
@@ -122,9 +123,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    connection.settings_dict["TEST"]["NAME"] = f"bench_cost_{connection.settings_dict['NAME']}"
-    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
+    with own_database("cost"):
         main()
-    finally:
-        connection.creation.destroy_test_db(test_db, verbosity=0)

@@ -28,6 +28,7 @@ from django.contrib.sessions.backends.db import SessionStore  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
+from bench.database import own_database  # noqa: E402
 from campaigns.access import CAMPAIGN_SEEN  # noqa: E402
 from config.compiled import Compiled  # noqa: E402
 from config.signed_in import ACCOUNT, SESSION  # noqa: E402
@@ -117,9 +118,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    connection.settings_dict["TEST"]["NAME"] = f"bench_compiled_{connection.settings_dict['NAME']}"
-    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
+    with own_database("compiled"):
         main()
-    finally:
-        connection.creation.destroy_test_db(test_db, verbosity=0)

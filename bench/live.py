@@ -50,6 +50,7 @@ from bench.crowd import (  # noqa: E402 - sets Django up first, as the servers u
     start_floor,
     start_stack,
 )
+from bench.database import own_database  # noqa: E402
 from bench.goals import Previews, Spread, measure_previews, print_goals, print_previews  # noqa: E402
 from bench.pages import print_gets, run_gets  # noqa: E402
 from bench.runs import APP, RAW, SERVERS, STACK, Part, Row, Run, grouped, run_async, timed_runs  # noqa: E402
@@ -305,11 +306,5 @@ if __name__ == "__main__":
         options.sizes = [int(n) for n in args.sizes.split(",")]
     if args.repeats:
         options.repeats = args.repeats
-    # Its own database, so a test run on the same server does not get in the way.
-    connection.settings_dict["TEST"]["NAME"] = f"bench_{connection.settings_dict['NAME']}"
-    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
+    with own_database("live"):
         main(options, set(args.sections.split(",")))
-    finally:
-        connection.close()
-        connection.creation.destroy_test_db(test_db, verbosity=0)

@@ -23,7 +23,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from django.db import connection  # noqa: E402
 
 from bench.clicks import Click, app_clicker, clicked, stack_clicker
 from bench.crowd import (  # noqa: E402 — bench.crowd sets the servers' environment and Django up first
@@ -38,6 +37,7 @@ from bench.crowd import (  # noqa: E402 — bench.crowd sets the servers' enviro
     open_screens,
     start_app,
 )
+from bench.database import own_database  # noqa: E402
 from bench.live import stream_plan  # noqa: E402
 from bench.runs import grouped, run_async  # noqa: E402
 
@@ -246,9 +246,7 @@ def main(clicks: int) -> None:
 
 
 if __name__ == "__main__":
-    connection.settings_dict["TEST"]["NAME"] = f"bench_stages_{connection.settings_dict['NAME']}"
-    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
+    with own_database("stages"):
         if len(sys.argv) > 2:
             SHAPE.campaigns, SHAPE.per_campaign = map(int, sys.argv[2].split("x"))
         clicks = int(sys.argv[1]) if len(sys.argv) > 1 else 300
@@ -256,6 +254,3 @@ if __name__ == "__main__":
         if (clicks + WARM_UP) / SHAPE.campaigns > CONSTITUTION * 10 * 0.8:
             sys.exit(f"{clicks} clicks would leave the characters of {SHAPE.campaigns} campaign(s) without PG")
         main(clicks)
-    finally:
-        connection.close()
-        connection.creation.destroy_test_db(test_db, verbosity=0)

@@ -26,6 +26,7 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 
+from bench.database import own_database  # noqa: E402
 from config import written  # noqa: E402
 from rules import actions  # noqa: E402
 from rules.actions import core  # noqa: E402
@@ -101,9 +102,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    connection.settings_dict["TEST"]["NAME"] = f"bench_written_{connection.settings_dict['NAME']}"
-    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
+    with own_database("written"):
         main()
-    finally:
-        connection.creation.destroy_test_db(test_db, verbosity=0)
