@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 
 from django.db import DEFAULT_DB_ALIAS
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
+from campaigns.models import PartyView
 from characters.models import Character
 from play.party import view_words
 from play.screens.kept import row_state, values_state
@@ -103,6 +105,36 @@ class Card:
     @property
     def sick(self) -> list[IllnessLine]:
         return [line for line in self.illnesses if not line.illness.cured]
+
+    @property
+    def condition(self) -> str:
+        """The key of the one word for its condition (rules.explained.CONDITIONS), as the players may read it."""
+        return engine.condition_of(self.health)
+
+    @property
+    def condition_word(self) -> str:
+        return str(explained.CONDITIONS[self.condition])
+
+    @property
+    def why_condition(self) -> str:
+        return explained.why(explained.condition_anchor(self.condition))
+
+    @property
+    def wound_count(self) -> int:
+        """Its wounds not yet healed (each blow its own, as its sheet lists them)."""
+        return sum(1 for wound in self.health.wounds if wound.amount)
+
+    @property
+    def counts(self) -> list[str]:
+        """How many wounds and illnesses it has, in words, for its row (in the language it is drawn in: not kept)."""
+        wounds, sick = self.wound_count, len(self.sick)
+        words = [ngettext("%(n)s herida", "%(n)s heridas", wounds) % {"n": wounds}] if wounds else []
+        return words + ([ngettext("%(n)s enfermedad", "%(n)s enfermedades", sick) % {"n": sick}] if sick else [])
+
+    @property
+    def hidden(self) -> bool:
+        """Whether its own party view hides it from the other players (an NPC kept secret): a mark on its row."""
+        return self.character.party_view == PartyView.HIDDEN
 
     @property
     def low_pg_penalty(self) -> bool:

@@ -372,7 +372,8 @@
   function closeForm(form) {
     const slot = form.parentNode;
     form.remove();
-    if (opener && document.body.contains(opener)) opener.focus();
+    // Back to the link that opened it, if it is still to be seen (a row's "Daño" folded away under "Más" is not).
+    if (opener && document.body.contains(opener) && opener.getClientRects().length) opener.focus();
     else if (slot) (slot.closest(".card") || document.body).querySelector("h3 a, a").focus();
   }
 
@@ -459,6 +460,12 @@
         if (field) field.focus();
         return field !== null;
       },
+      o: () => {
+        // A row's details and actions, opened or closed from the keyboard; the focus stays on the row.
+        const more = card && card.querySelector("details.row-more");
+        if (more) more.open = !more.open;
+        return more !== null;
+      },
       j: () => toCard(card, 1),
       k: () => toCard(card, -1),
       ArrowDown: () => card !== null && toCard(card, 1),
@@ -469,6 +476,17 @@
     };
     const action = keys[event.key];
     if (action && action()) event.preventDefault();
+  });
+
+  // "Ajustes de la campaña" at the top: the folded section at the bottom, opened and in view.
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest("a[data-open]");
+    const section = link && document.getElementById(link.dataset.open);
+    if (!section) return;
+    event.preventDefault();
+    section.open = true;
+    section.querySelector("summary").focus();
+    section.scrollIntoView({ block: "start" });
   });
 
   document.addEventListener("click", (event) => {
