@@ -22,7 +22,7 @@ from django.contrib.auth import get_user_model
 from django.db import close_old_connections, connection
 from django.db.models import Q, QuerySet
 from django.test import Client
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from campaigns.models import Campaign, Event, Invitation, Membership, Role
 from characters.models import Character
@@ -374,14 +374,14 @@ def page_width(page: Page) -> int:
     return int(page.evaluate("document.documentElement.scrollWidth"))
 
 
-def screenshot(page: Page, name: str) -> None:
+def screenshot(page: Page, name: str, full_page: bool = True) -> None:
     """The whole page as a PNG in test-artifacts/, to look at, when SCREENSHOTS=1 (`SCREENSHOTS=1 make test`): a
     full-page screenshot costs the browser a sixth of a browser test's time, and nothing reads them but people."""
     if not env_bool("SCREENSHOTS", False):
         return
     ARTIFACTS.mkdir(exist_ok=True)
     # caret="initial": hiding the caret makes Playwright inject a style, which the CSP (rightly) blocks.
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True, caret="initial")
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page, caret="initial")
 
 
 def log_in(page: Page, base_url: str, username: str, password: str) -> None:
@@ -395,6 +395,22 @@ def log_in(page: Page, base_url: str, username: str, password: str) -> None:
 def card(page: Page, name: str):
     """The character card on the GM's table with this name."""
     return page.locator("li.card").filter(has=page.get_by_role("heading", name=name, exact=True))
+
+
+def opened(row: Locator) -> Locator:
+    """A row of the GM's table with its details and actions shown: its "Más" opened, if it was not."""
+    more = row.locator("details.row-more")
+    if more.get_attribute("open") is None:
+        more.locator("summary").click()
+    return row
+
+
+def settings_of(page: Page) -> Page:
+    """The GM's table with "Ajustes de la campaña" (the party view, co-GMs, diseases, export, delete) opened."""
+    section = page.locator("details#settings")
+    if section.get_attribute("open") is None:
+        section.locator("summary").click()
+    return page
 
 
 def settled(page: Page) -> None:

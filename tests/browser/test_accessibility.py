@@ -11,7 +11,7 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack
 from rules.models import CheckKind
-from tests.helpers import card, page_width, screenshot, settled, sign_in
+from tests.helpers import card, opened, page_width, screenshot, settled, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -54,7 +54,7 @@ def test_axe_finds_nothing_serious_on_the_table_the_sheet_and_the_character_form
     found = {}
 
     # The table with a card's form and the group form open, the help shown.
-    card(page, "Borin").get_by_role("link", name=language["damage"], exact=True).click()
+    opened(card(page, "Borin")).get_by_role("link", name=language["damage"], exact=True).click()
     settled(page)
     page.get_by_role("link", name=language["party"]).click()
     settled(page)

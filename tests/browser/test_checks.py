@@ -11,7 +11,7 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack
 from rules.models import CalledCheck
-from tests.helpers import card, page_width, screenshot, settled, sign_in, watch_errors
+from tests.helpers import card, opened, page_width, screenshot, settled, sign_in, watch_errors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -105,9 +105,9 @@ def test_an_exertion_check_on_the_players_page_in_english(browser: Browser, demo
             someone.add_cookies([{"name": "django_language", "value": "en", "url": server}])
         phone.goto(f"{server}/campaigns/{demo.pk}/")
         gm.goto(f"{server}/campaigns/{demo.pk}/")
-        card(gm, "Borin").get_by_role("link", name="Exertion").click()
+        opened(card(gm, "Borin")).get_by_role("link", name="Exertion").click()
         settled(gm)
-        card(gm, "Borin").get_by_role("button", name="Ask the players to roll").click()
+        opened(card(gm, "Borin")).get_by_role("button", name="Ask the players to roll").click()
         expect(gm.locator("#calls")).to_contain_text("Borin: 1d12 + CON 12 − 4 (low HP) against 12")
         checks = phone.locator("#my-checks")
         expect(checks.get_by_role("heading", name="Exertion check")).to_be_visible()

@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Page, expect
 from campaigns.models import Campaign
 from tests.browser.test_accessibility import serious_violations
 from tests.browser.test_party import open_page
-from tests.helpers import ARTIFACTS, card, context_for, page_width, screenshot, settled, sign_in
+from tests.helpers import ARTIFACTS, card, context_for, opened, page_width, screenshot, settings_of, settled, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def invite_link(owner: Page, table: str, invite: str = "Invitar a un co-narrador") -> str:
     """The owner's way to a co-GM link: the table's "Co-narradores", the button, the link's field."""
     owner.goto(table)
-    owner.get_by_role("link", name="Co-narradores" if "co-narrador" in invite else "Co-GMs").click()
+    settings_of(owner).get_by_role("link", name="Co-narradores" if "co-narrador" in invite else "Co-GMs").click()
     owner.get_by_role("button", name=invite).click()
     field = owner.locator(".invitation input[readonly]")
     expect(field).to_have_count(1)
@@ -67,7 +67,7 @@ def test_the_owner_names_a_co_gm_who_runs_the_table_from_a_phone_and_is_removed(
         owner.goto(table)
         expect(owner.locator("body[data-live]")).to_have_count(1)
         expect(owner.locator("aside.log")).to_contain_text("carla se une como co-narrador")
-        card(phone, "Borin").get_by_role("link", name="Daño", exact=True).click()
+        opened(card(phone, "Borin")).get_by_role("link", name="Daño", exact=True).click()
         settled(phone)
         card(phone, "Borin").get_by_label("Daño (PG o tirada)").fill("3")
         card(phone, "Borin").get_by_role("button", name="Aplicar daño").click()
@@ -80,7 +80,7 @@ def test_the_owner_names_a_co_gm_who_runs_the_table_from_a_phone_and_is_removed(
         phone.locator(".table-head").screenshot(path=str(ARTIFACTS / "co-gms-co-gm-head-phone.png"))
 
         # The co-GM sees who narrates, not the owner's buttons.
-        phone.get_by_role("link", name="Co-narradores").click()
+        settings_of(phone).get_by_role("link", name="Co-narradores").click()
         expect(phone.locator(".co-gms")).to_contain_text("carla")
         expect(phone.get_by_role("button", name="Quitar")).to_have_count(0)
         fits(phone)
@@ -89,7 +89,7 @@ def test_the_owner_names_a_co_gm_who_runs_the_table_from_a_phone_and_is_removed(
         expect(phone.locator("body[data-live]")).to_have_count(1)
 
         # The owner removes them: the phone's table stops following the campaign at once.
-        owner.get_by_role("link", name="Co-narradores").click()
+        settings_of(owner).get_by_role("link", name="Co-narradores").click()
         screenshot(owner, "co-gms-owner-list")
         owner.get_by_role("button", name="Quitar a carla").click()
         expect(owner.get_by_role("status").first).to_contain_text("carla ya no es co-narrador")
@@ -129,7 +129,7 @@ def test_a_player_made_co_gm_in_english_plays_on_once_removed(browser: Browser, 
         screenshot(phone, "co-gms-home-phone-en")
 
         owner.goto(table)
-        owner.get_by_role("link", name="Co-GMs").click()
+        settings_of(owner).get_by_role("link", name="Co-GMs").click()
         owner.get_by_role("button", name="Remove ana").click()
         expect(owner.get_by_role("status").first).to_contain_text("ana is no longer a co-GM")
         screenshot(owner, "co-gms-owner-list-en")

@@ -53,7 +53,8 @@ def in_first_viewport(page: Page, element: Locator) -> bool:
 
 def outside(page: Page, elements: Locator) -> list[str]:
     """What of these elements is not wholly in the first viewport: their texts."""
-    return [elements.nth(i).inner_text() for i in range(elements.count()) if not in_first_viewport(page, elements.nth(i))]
+    each = [elements.nth(i) for i in range(elements.count())]
+    return [element.inner_text() for element in each if not in_first_viewport(page, element)]
 
 
 @pytest.mark.parametrize(("width", "height", "size"), [(1280, 800, 8), (1920, 1080, 16), (375, 812, 6)])
@@ -66,7 +67,7 @@ def test_the_gm_sees_every_characters_pg_with_the_clock(
         page.goto(f"{server}/campaigns/{demo.pk}/")
         rows = page.locator("#cards > li.card")
         expect(rows).to_have_count(size)
-        screenshot(page, f"glance-gm-{width}x{height}")
+        screenshot(page, f"glance-gm-{width}x{height}", full_page=False)  # the first viewport, as measured
         assert page.evaluate("window.scrollY") == 0
         assert in_first_viewport(page, page.locator("#clock")), "the clock"
         for part in ("h3 a", ".pg-numbers", ".condition"):
@@ -97,7 +98,7 @@ def test_a_player_phone_shows_their_pg_and_every_companions_word(browser: Browse
         page.goto(f"{server}/campaigns/{demo.pk}/")
         own = page.locator("#cards > li.card")
         expect(own).to_have_count(1)
-        screenshot(page, "glance-player-375x812")
+        screenshot(page, "glance-player-375x812", full_page=False)
         assert in_first_viewport(page, own.locator(".pg-numbers")), "the player's own PG"
         assert in_first_viewport(page, own.locator(".condition"))
         companions = page.locator("li.companion")
@@ -111,7 +112,8 @@ def test_a_player_phone_shows_their_pg_and_every_companions_word(browser: Browse
 
 def boxes(rows: Locator) -> list[dict[str, float]]:
     return rows.evaluate_all(
-        "rows => rows.map(row => { const box = row.getBoundingClientRect(); return {x: box.x, y: box.y, h: box.height}; })"
+        "rows => rows.map(row => { const box = row.getBoundingClientRect(); "
+        "return {x: box.x, y: box.y, h: box.height}; })"
     )
 
 

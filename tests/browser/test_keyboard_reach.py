@@ -11,7 +11,7 @@ from characters.models import Character
 from rules import actions
 from rules.damage import Attack
 from rules.models import CheckKind
-from tests.helpers import card, screenshot, sign_in
+from tests.helpers import card, opened, screenshot, settings_of, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -35,7 +35,7 @@ def test_form_pages_open_in_their_first_field_and_a_refusal_in_its_field(table: 
     table.go_back()
     table.go_back()
 
-    table.get_by_role("link", name="Enfermedades de la campaña").click()
+    settings_of(table).get_by_role("link", name="Enfermedades de la campaña").click()
     table.get_by_role("link", name="Añadir enfermedad").click()
     expect(table.locator("main form input:not([type=hidden])").first).to_be_focused()
 
@@ -45,7 +45,7 @@ def test_form_pages_open_in_their_first_field_and_a_refusal_in_its_field(table: 
 
 
 def test_after_inviting_the_keyboard_is_in_the_link_with_copy_next(table: Page):
-    npc = card(table, "Hermano Tomás")
+    npc = opened(card(table, "Hermano Tomás"))
     npc.get_by_role("button", name="Invitar").click()
     link = npc.get_by_label("Enlace de invitación para Hermano Tomás")
     expect(link).to_be_focused()

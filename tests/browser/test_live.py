@@ -12,7 +12,7 @@ from campaigns.models import Campaign
 from characters.models import Character
 from rules import actions
 from rules.damage import Attack
-from tests.helpers import card, log_in, routable, screenshot, settled, sign_in, watch_errors
+from tests.helpers import card, log_in, opened, routable, screenshot, settled, sign_in, watch_errors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -47,7 +47,7 @@ def play_the_scene(gm: Page, player: Page, base: str, campaign: Campaign) -> Non
     expect(pg).to_have_text(str(borin.pg))
 
     # Damage: Borin drops to 4 PG, in the exertion band.
-    card(gm, "Borin").get_by_role("link", name="Daño", exact=True).click()
+    opened(card(gm, "Borin")).get_by_role("link", name="Daño", exact=True).click()
     settled(gm)
     card(gm, "Borin").get_by_label("Daño (PG o tirada)").fill(str(borin.pg - 4))
     card(gm, "Borin").get_by_role("button", name="Aplicar daño").click()
@@ -55,10 +55,10 @@ def play_the_scene(gm: Page, player: Page, base: str, campaign: Campaign) -> Non
     expect(player.get_by_text("¡Esfuerzo!")).to_be_visible()
 
     # An exertion check typed in from a real die: 1 + CON 12 − 4 = 9 < 12, Borin loses 1 PG.
-    card(gm, "Borin").get_by_role("link", name="Esfuerzo").click()
+    opened(card(gm, "Borin")).get_by_role("link", name="Esfuerzo").click()
     settled(gm)
     card(gm, "Borin").get_by_label("1d12 (+ CON 12)").fill("1")
-    card(gm, "Borin").get_by_role("button", name="Tirada de esfuerzo").click()
+    opened(card(gm, "Borin")).get_by_role("button", name="Tirada de esfuerzo").click()
     expect(pg).to_have_text("3")
     expect(player.locator(".entries")).to_contain_text("Esfuerzo de Borin")
 
@@ -97,6 +97,7 @@ def test_an_open_table_offers_the_actions_a_fresh_load_would(browser: Browser, d
     narrador = get_user_model().objects.get(username="narrador")
     borin = Character.objects.get(name="Borin")
     with open_table(browser, demo, server) as gm:
+        opened(card(gm, "Borin"))  # its actions shown: a link folded away is no link to a reader
         expect(card(gm, "Borin").get_by_role("link", name="Esfuerzo")).to_have_count(0)
         actions.apply_damage(demo, [borin], Attack(amount=borin.pg - 4), by=narrador)
         expect(card(gm, "Borin").locator(".pg-value")).to_have_text("4")

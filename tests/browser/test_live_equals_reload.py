@@ -16,8 +16,10 @@ from rules.damage import Attack
 from tests.helpers import (
     card,
     expect_live_equals_reload,
+    opened,
     page_width,
     screenshot,
+    settings_of,
     settled,
     sign_in,
     watch_errors,
@@ -114,7 +116,7 @@ def screens(browser: Browser, server: str, demo: Campaign) -> Iterator[Screens]:
 
 
 def open_card_form(page: Page, name: str, link: str) -> Locator:
-    opener = card(page, name).get_by_role("link", name=link, exact=True)
+    opener = opened(card(page, name)).get_by_role("link", name=link, exact=True)
     expect(opener).to_be_visible()  # on the page that shows the card (a save just before it is still navigating)
     page.wait_for_load_state("load")  # htmx wired up: a click before then follows the link as a whole page
     opener.click()
@@ -229,12 +231,12 @@ def test_every_action_reaches_every_open_screen_as_a_fresh_load_shows_it(screens
     page.get_by_role("button", name="Guardar").click()
     expect(card(page, "Eira")).to_have_count(1)
     screens.check("adding a character")
-    card(page, "Aldara").get_by_role("link", name="Editar").click()
+    opened(card(page, "Aldara")).get_by_role("link", name="Editar").click()
     page.get_by_label("Constitución (CON)").fill("9")
     page.get_by_role("button", name="Guardar").click()
     expect(card(page, "Aldara")).to_contain_text("/ 90")
     screens.check("editing CON")  # the sheet's "Hoja" says CON 9 on every screen
-    card(page, "Sibila").get_by_role("link", name="Eliminar").click()
+    opened(card(page, "Sibila")).get_by_role("link", name="Eliminar").click()
     page.get_by_role("button", name="Retirar de la campaña").click()
     expect(card(page, "Sibila")).to_have_count(0)
     screens.check("removing a character")  # her card and her pending invitation go
@@ -243,7 +245,7 @@ def test_every_action_reaches_every_open_screen_as_a_fresh_load_shows_it(screens
     screens.check("undoing the removal")
 
     # What the players see of one another: the GM's control, and its undo.
-    page.get_by_label("Los jugadores ven de los demás").select_option(label="sus PG exactos")
+    settings_of(page).get_by_label("Los jugadores ven de los demás").select_option(label="sus PG exactos")
     page.locator("#form-partyview").get_by_role("button", name="Guardar").click()
     expect(page.locator("aside.log")).to_contain_text("Los jugadores ven de los demás: sus PG exactos")
     settled(page)
@@ -254,10 +256,10 @@ def test_every_action_reaches_every_open_screen_as_a_fresh_load_shows_it(screens
     screens.check("undoing the party view")
 
     # An invitation link for Hermano Tomás, then revoked.
-    card(page, "Hermano Tomás").get_by_role("button", name="Invitar").click()
+    opened(card(page, "Hermano Tomás")).get_by_role("button", name="Invitar").click()
     expect(card(page, "Hermano Tomás").get_by_role("button", name="Copiar")).to_be_visible()
     screens.check("an invitation")
-    card(page, "Hermano Tomás").get_by_role("button", name="Anular el enlace de Hermano Tomás").click()
+    opened(card(page, "Hermano Tomás")).get_by_role("button", name="Anular el enlace de Hermano Tomás").click()
     expect(card(page, "Hermano Tomás").get_by_role("button", name="Invitar")).to_be_visible()
     screens.check("revoking an invitation")
 

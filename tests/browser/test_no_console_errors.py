@@ -24,7 +24,7 @@ from campaigns.models import Campaign, Invitation
 from characters.models import Character
 from rules import actions
 from rules.damage import Attack
-from tests.helpers import card, plague, settled, sign_in, watch_errors
+from tests.helpers import card, opened, plague, settled, sign_in, watch_errors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -197,14 +197,15 @@ def work_the_table(page: Page, campaign: Campaign, language: str) -> None:
     kinds = action_kinds(page)
     assert {"damage", "treat_wounds", "expose", "treat_illness", "medicate", "exertion"} <= set(kinds), kinds
     for kind in kinds:
-        open_and_close(page, page.locator(f"li.card a[hx-get*='/act/{kind}/']").first, language)
+        row = opened(page.locator("li.card").filter(has=page.locator(f"a[hx-get*='/act/{kind}/']")).first)
+        open_and_close(page, row.locator(f"a[hx-get*='/act/{kind}/']").first, language)
         expect_clean(page, f"the {kind} form")
     for party_link in (say("Daño a varios"), say("Exponer a una enfermedad")):
         open_and_close(page, page.get_by_role("link", name=party_link, exact=True), language)
         expect_clean(page, party_link)
 
     # Another kind of damage redraws the form's own fields.
-    card(page, "Borin").get_by_role("link", name=say("Daño"), exact=True).click()
+    opened(card(page, "Borin")).get_by_role("link", name=say("Daño"), exact=True).click()
     settled(page)
     page.locator("form.action-form select[name=kind]").select_option("fall")
     settled(page)
@@ -213,7 +214,7 @@ def work_the_table(page: Page, campaign: Campaign, language: str) -> None:
     settled(page)
     expect_clean(page, "the damage form's kinds")
 
-    page.locator("details.qr summary").first.click()
+    opened(page.locator("li.card").filter(has=page.locator("details.qr")).first).locator("details.qr summary").click()
     expect(page.locator("details.qr svg").first).to_be_visible()
     page.get_by_role("button", name=re.compile(re.escape(say("Atajos de teclado")))).click()
     expect(page.get_by_role("heading", name=say("Atajos de teclado"))).to_be_visible()

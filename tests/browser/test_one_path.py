@@ -13,7 +13,7 @@ from characters.models import Character
 from rules import actions
 from rules.actions import Call
 from rules.models import CheckKind
-from tests.helpers import card, plague, sign_in, watch_errors
+from tests.helpers import card, opened, plague, sign_in, watch_errors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -77,7 +77,7 @@ def test_fifty_quick_blows_with_the_table_full(browser: Browser, server: str, de
             """() => { window.ticker = setInterval(() => {
                  document.querySelector('#form-advance button[name=preset][value="6"]').click(); }, 300); }"""
         )
-        card(acting, "Aldara").get_by_role("link", name="Daño", exact=True).click()
+        opened(card(acting, "Aldara")).get_by_role("link", name="Daño", exact=True).click()
         amount = card(acting, "Aldara").get_by_label("Daño (PG o tirada)")
         expect(amount).to_be_focused()
         amount.press_sequentially("2d6+1", delay=250)  # slower than the changes: several arrive meanwhile

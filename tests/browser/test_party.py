@@ -15,6 +15,7 @@ from tests.helpers import (
     expect_live_equals_reload,
     page_width,
     screenshot,
+    settings_of,
     settled,
     watch_errors,
     without_live_updates,
@@ -62,7 +63,7 @@ def test_the_players_companions_follow_the_gm_live(browser: Browser, server: str
         expect_live_equals_reload(player, fresh, ["#party", "#cards"])
 
         # "nada": the companions go, names and all.
-        control = gm.get_by_label("Los jugadores ven de los demás")
+        control = settings_of(gm).get_by_label("Los jugadores ven de los demás")
         control.select_option(label="nada")
         gm.locator("#form-partyview").get_by_role("button", name="Guardar").click()
         expect(player.locator("#party")).to_contain_text("No ves a ningún otro personaje")

@@ -60,8 +60,10 @@ def in_window(page: Page, selector: str) -> None:
 
 
 def scrolled_to(page: Page, name: str) -> None:
-    card(page, name).scroll_into_view_if_needed()
-    assert page.evaluate("window.scrollY") > 1000  # far below the top of the page, where the notices used to be
+    """The phone scrolled to this character's row, at the top of the window: the top of the page, where the notices
+    used to be, out of sight."""
+    card(page, name).evaluate("row => row.scrollIntoView({block: 'start'})")
+    expect(page.locator("h1")).not_to_be_in_viewport()
 
 
 def test_a_removed_co_gms_phone_sees_the_notice_where_it_is_and_cannot_act(
@@ -87,7 +89,7 @@ def test_a_removed_co_gms_phone_sees_the_notice_where_it_is_and_cannot_act(
 
         # Every control of the table is disabled, and names the notice as the reason.
         assert phone.evaluate(ENABLED_CONTROLS) == []
-        damage = card(phone, "Sibila").get_by_role("link", name="Daño", exact=True)
+        damage = card(phone, "Sibila").locator("a[data-shortcut=damage]")  # folded under "Más"
         expect(damage).to_be_disabled()
         expect(damage).to_have_attribute("aria-describedby", "screen-gone")
         expect(damage).to_have_attribute(

@@ -6,7 +6,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from campaigns.models import Campaign
 from characters.models import Character
-from tests.helpers import card, settled, sign_in, watch_errors
+from tests.helpers import card, opened, settled, sign_in, watch_errors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -118,7 +118,7 @@ def test_other_scripts_can_show_the_line_and_a_good_answer_hides_it(browser: Bro
         ended = table.get_by_role("alert").filter(has_text=LINES["es-ES"][0])
         table.evaluate("window.twelveplus.sessionEnded()")
         expect(ended).to_be_visible()
-        card(table, "Borin").get_by_role("link", name="Daño", exact=True).click()
+        opened(card(table, "Borin")).get_by_role("link", name="Daño", exact=True).click()
         expect(card(table, "Borin").locator("form.action-form")).to_be_visible()
         expect(ended).to_be_hidden()
         assert table.errors == []

@@ -6,7 +6,7 @@ from playwright.sync_api import Page, expect
 from campaigns.models import Campaign
 from characters.models import Character
 from rules.models import Illness
-from tests.helpers import card, log_in, page_width, screenshot, settled
+from tests.helpers import card, log_in, opened, page_width, screenshot, settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -22,7 +22,7 @@ def open_table(page: Page, base_url: str, campaign: Campaign) -> None:
 
 
 def damage(page: Page, name: str, kind_label: str, fields: dict[str, str]) -> None:
-    card(page, name).get_by_role("link", name="Daño", exact=True).click()
+    opened(card(page, name)).get_by_role("link", name="Daño", exact=True).click()
     settled(page)
     form = card(page, name).locator("form.action-form")
     if kind_label != "Ataque físico directo":
@@ -66,13 +66,13 @@ def test_gm_runs_a_fight_a_fall_a_gas_trap_a_rest_and_a_plague(page: Page, live_
     expect(card(page, "Sibila").locator(".pg-value")).to_have_text(str(sibila - 4))
 
     # Bad input: a message beside the field, nothing changes.
-    card(page, "Borin").get_by_role("link", name="Daño", exact=True).click()
+    opened(card(page, "Borin")).get_by_role("link", name="Daño", exact=True).click()
     settled(page)
     card(page, "Borin").get_by_label("Daño (PG o tirada)").fill("1000000d1000000")
     card(page, "Borin").get_by_role("button", name="Aplicar daño").click()
     expect(card(page, "Borin").get_by_text("como mucho 1000 caras")).to_be_visible()
     assert pg_of("Borin") == borin - 4
-    card(page, "Borin").get_by_role("link", name="Cancelar").click()
+    opened(card(page, "Borin")).get_by_role("link", name="Cancelar").click()
     expect(card(page, "Borin").locator("form.action-form")).to_have_count(0)
 
     # A day of rest: Aldara recovers 1 PG of the attack, the drowning and gas are long gone.
@@ -114,7 +114,7 @@ def test_table_in_english(page: Page, live_server, demo):
     page.get_by_role("button", name="Cambiar").click()
     expect(page.get_by_role("heading", name="Characters")).to_be_visible()
     expect(page.locator(".clock")).to_contain_text("Day 1")
-    card(page, "Borin").get_by_role("link", name="Damage", exact=True).click()
+    opened(card(page, "Borin")).get_by_role("link", name="Damage", exact=True).click()
     settled(page)
     card(page, "Borin").get_by_label("Damage (HP or roll)").fill("3")
     card(page, "Borin").get_by_role("button", name="Apply damage").click()
@@ -161,11 +161,11 @@ def test_a_failed_click_says_so_and_the_next_one_clears_it(routed: Page, live_se
             route.fulfill(status=status, body="x", headers={"Retry-After": "5"})
 
     page.route("**/act/damage/**", fail)
-    card(page, "Aldara").get_by_role("link", name="Daño", exact=True).click()
+    opened(card(page, "Aldara")).get_by_role("link", name="Daño", exact=True).click()
     expect(notice).to_be_visible()
     expect(notice).to_contain_text(words)
     page.unroute("**/act/damage/**")
-    card(page, "Aldara").get_by_role("link", name="Daño", exact=True).click()
+    opened(card(page, "Aldara")).get_by_role("link", name="Daño", exact=True).click()
     expect(card(page, "Aldara").locator("form.action-form")).to_be_visible()
     expect(notice).to_be_hidden()
     page.errors.clear()  # the failed request itself is logged by the browser: that is the point of this test
@@ -195,7 +195,7 @@ def test_older_log_entries_come_on_demand_and_take_the_keyboard(page: Page, live
 
 def test_an_action_leaves_the_other_open_forms_as_they_were(page: Page, live_server, demo):
     open_table(page, live_server.url, demo)
-    card(page, "Borin").get_by_role("link", name="Daño", exact=True).click()
+    opened(card(page, "Borin")).get_by_role("link", name="Daño", exact=True).click()
     settled(page)
     borin_form = card(page, "Borin").locator("form.action-form")
     borin_form.get_by_label("Daño (PG o tirada)").fill("3")

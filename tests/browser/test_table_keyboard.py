@@ -10,7 +10,7 @@ from campaigns.models import Campaign
 from characters.models import Character
 from rules import actions, engine
 from rules.damage import Attack
-from tests.helpers import card, page_width, plague, screenshot, settled, sign_in, snapshot
+from tests.helpers import card, opened, page_width, plague, screenshot, settled, sign_in, snapshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -82,7 +82,7 @@ def test_enter_in_the_duration_field_advances_exactly_the_typed_duration(table: 
 def test_focus_opens_on_the_first_field_and_returns_to_what_was_acted_on(table: Page):
     aldara = Character.objects.get(name="Aldara")
     # Opening a card's form: its first field to type in, the amount.
-    card(table, "Aldara").get_by_role("link", name="Daño", exact=True).click()
+    opened(card(table, "Aldara")).get_by_role("link", name="Daño", exact=True).click()
     amount = card(table, "Aldara").get_by_label("Daño (PG o tirada)")
     expect(amount).to_be_focused()
     # Escape closes it and gives focus back to the link that opened it.
@@ -155,7 +155,7 @@ def test_quick_damage_is_a_digit_and_enter_on_a_focused_card(table: Page):
     left_in_the_box = card(table, "Borin").get_by_label("Daño rápido").input_value()  # checked at the end
 
     # Any focused element of a card will do, the card's links too.
-    card(table, "Borin").get_by_role("link", name="Tratar heridas").focus()
+    opened(card(table, "Borin")).get_by_role("link", name="Tratar heridas").focus()
     table.keyboard.press("1")
     table.keyboard.press("2")  # typed into the box now: a two-digit amount
     table.keyboard.press("Enter")
@@ -340,7 +340,7 @@ def test_a_long_name_wraps_and_single_choices_are_made(table: Page, demo: Campai
     assert page_width(table) <= 1280  # the long name wraps
 
     # Aldara's only illness is already chosen in "Medicamentos"; other selects begin with "— elige —".
-    card(table, "Aldara").get_by_role("link", name="Medicamentos").click()
+    opened(card(table, "Aldara")).get_by_role("link", name="Medicamentos").click()
     settled(table)
     illness = card(table, "Aldara").get_by_label("Enfermedad")
     expect(illness.locator("option")).to_have_count(1)
@@ -352,7 +352,7 @@ def test_a_long_name_wraps_and_single_choices_are_made(table: Page, demo: Campai
 
 def test_enter_in_a_forms_choice_sends_it(table: Page):
     # The healer is a choice: arrows pick Hermano Tomás, Enter treats Aldara's wounds, as Enter in a field would.
-    card(table, "Aldara").get_by_role("link", name="Tratar heridas").click()
+    opened(card(table, "Aldara")).get_by_role("link", name="Tratar heridas").click()
     healer = card(table, "Aldara").get_by_label("Sanador (Curar Heridas)")
     expect(healer).to_be_focused()
     settled(table)
