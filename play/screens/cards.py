@@ -120,14 +120,10 @@ class Card:
         return explained.why(explained.condition_anchor(self.condition))
 
     @property
-    def wound_count(self) -> int:
-        """Its wounds not yet healed (each blow its own, as its sheet lists them)."""
-        return sum(1 for wound in self.health.wounds if wound.amount)
-
-    @property
     def counts(self) -> list[str]:
-        """How many wounds and illnesses it has, in words, for its row (in the language it is drawn in: not kept)."""
-        wounds, sick = self.wound_count, len(self.sick)
+        """How many wounds (by kind, as its details list them) and illnesses it has, in words, for its row (in the
+        language it is drawn in: not kept)."""
+        wounds, sick = len(self.wounds), len(self.sick)
         words = [ngettext("%(n)s herida", "%(n)s heridas", wounds) % {"n": wounds}] if wounds else []
         return words + ([ngettext("%(n)s enfermedad", "%(n)s enfermedades", sick) % {"n": sick}] if sick else [])
 
