@@ -1,6 +1,7 @@
 """The Jinja2 environment of the fragments every blow draws (play/jinja2/, by Django's own Jinja2 backend): a
 character's state — its name, PG, wounds and illnesses — on its card (card_state.jinja, the region "card-<id>") and on
-its sheet (pg, wounds and illnesses, drawn by the sheet's region: play.screens.regions.sheet); a log's entries and the
+its sheet (pg, wounds and illnesses, drawn by the sheet's region: play.screens.regions.sheet; what of its PG both
+show, once, in pg_parts); a log's entries and the
 log they go in (the regions "log-entries" and "sheet-log", older pages, a recap: play.screens.log); a player's
 companions (party.jinja, the region "party": a blow to one character redraws it on every other player's page). Every
 other template is Django's. Django's templates drew these in twice the time or more (the companions: 166–182 against

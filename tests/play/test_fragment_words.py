@@ -33,6 +33,7 @@ def test_every_word_of_the_fragments_is_found_by_makemessages_and_translated():
     assert {path.name for path in JINJA} == {
         "card_state.jinja",
         "pg.jinja",
+        "pg_parts.jinja",
         "wounds.jinja",
         "illnesses.jinja",
         "log.jinja",
