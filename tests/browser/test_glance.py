@@ -118,11 +118,16 @@ def boxes(rows: Locator) -> list[dict[str, float]]:
 
 
 def test_the_keyboard_works_the_rows(browser: Browser, server: str, demo: Campaign):
-    """Focus the third row, type 7 and Enter: 7 PG to that character, the focus still on its row. Its damage form
-    (`d`) opens and closes (Escape) with every other row where it was; `o` opens and closes its details."""
+    """Focus the third row, type 7 and Enter: 7 PG to that character, the focus still on its row, and both players'
+    phones, open meanwhile, say its new word. Its damage form (`d`) opens and closes (Escape) with every other row
+    where it was; `o` opens and closes its details."""
     grow(demo, 8)
     context, page = screen(browser, server, "narrador", 1280, 800)
+    phones = [screen(browser, server, player, 375, 812) for player in ("ana", "bruno")]
     try:
+        for _, phone in phones:
+            phone.goto(f"{server}/campaigns/{demo.pk}/")
+            expect(phone.locator("body[data-live]")).to_have_count(1)
         page.goto(f"{server}/campaigns/{demo.pk}/")
         rows = page.locator("#cards > li.card")
         expect(rows).to_have_count(8)
@@ -141,6 +146,9 @@ def test_the_keyboard_works_the_rows(browser: Browser, server: str, demo: Campai
         expect(third).to_be_focused()  # the row itself: the change redrew what is inside it
         character.refresh_from_db()
         assert character.pg == was - 7
+        for _, phone in phones:  # 7 PG off a character unhurt or hurt leaves it "Herido", a companion's word
+            told = phone.locator("li.companion").filter(has=phone.locator(".companion-name", has_text=name))
+            expect(told.locator(".companion-state")).to_have_text("Herido")
 
         before = boxes(rows)
         page.keyboard.press("d")
@@ -165,6 +173,8 @@ def test_the_keyboard_works_the_rows(browser: Browser, server: str, demo: Campai
         expect(details).to_be_hidden()
     finally:
         context.close()
+        for phone_context, _ in phones:
+            phone_context.close()
 
 
 def test_the_settings_are_folded_away_and_one_click_from_the_top(page: Page, server: str, demo: Campaign):
