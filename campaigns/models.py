@@ -43,6 +43,15 @@ class Campaign(models.Model):
         default=PartyView.BAND,
     )
     created = models.DateTimeField(_("creada"), auto_now_add=True)
+    # Time that runs between sessions (campaigns.running_time; only rules.actions.running_time and a game session's
+    # end write these): whether it runs, how much campaign time a real day carries, at what hour of which time zone
+    # each day's tick falls, since when the next tick counts, and when it falls.
+    runs = models.BooleanField(_("el tiempo corre entre sesiones"), default=False)
+    run_rate = models.BigIntegerField(_("tiempo de campaña por día real (s)"), default=86400)
+    run_hour = models.PositiveSmallIntegerField(_("hora del paso del tiempo"), default=6)
+    run_zone = models.CharField(_("zona horaria"), max_length=64, default="Europe/Madrid")
+    run_from = models.DateTimeField(_("el tiempo cuenta desde"), null=True, blank=True)
+    run_next = models.DateTimeField(_("próximo paso del tiempo"), null=True, blank=True)
 
     objects = CampaignQuerySet.as_manager()
 
@@ -53,7 +62,15 @@ class Campaign(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(clock__gte=0), name="campaign_clock_not_negative"),
             models.CheckConstraint(condition=Q(version__gte=0), name="campaign_version_not_negative"),
+            models.CheckConstraint(condition=Q(run_rate__gte=1), name="campaign_run_rate_positive"),
+            models.CheckConstraint(condition=Q(run_hour__lte=23), name="campaign_run_hour_of_a_day"),
+            models.CheckConstraint(
+                condition=Q(runs=False) | Q(run_from__isnull=False, run_next__isnull=False),
+                name="campaign_runs_counted",
+            ),
         ]
+        # The ticks due (rules.tasks): the campaigns whose time runs, by when their next tick falls.
+        indexes = [models.Index(fields=["run_next"], condition=Q(runs=True), name="campaign_ticks_due")]
 
     def __str__(self) -> str:
         return self.name

@@ -60,6 +60,8 @@ class Character(models.Model):
         default="",
         choices=[("", _("lo que diga la campaña")), *PartyView.choices],
     )
+    # Whether it rests while time runs between sessions (campaigns.running_time): not when travelling or imprisoned.
+    rests_between_sessions = models.BooleanField(_("descansa entre sesiones"), default=True)
     # The engine's state, kept for fast pages; only rules.actions writes these (a test checks them against the engine).
     pg = models.PositiveIntegerField(_("PG actuales"), default=0, editable=False)
     died_at = models.BigIntegerField(_("murió en (s de campaña)"), null=True, blank=True, editable=False)

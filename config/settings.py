@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "django_htmx",
     "config.axes_app.Axes",  # django-axes (its admin section named in our words)
+    "procrastinate.contrib.django",  # the task queue in PostgreSQL: the ticks of time between sessions (rules.tasks)
     "campaigns",
     "characters",
     "rules",
@@ -183,6 +184,13 @@ AXES_DISABLE_ACCESS_LOG = True  # failures are what it counts; a row per success
 MAX_REQUEST_BYTES = int(os.environ.get("MAX_REQUEST_BYTES", str(6 * 1024 * 1024)))
 # Sign-ups from one client address in one hour (SIGNUP_OPEN=0 closes sign-up altogether).
 SIGNUPS_PER_HOUR = int(os.environ.get("SIGNUPS_PER_HOUR", "5"))
+# The task queue's workers (`manage.py procrastinate worker`, README "Running on several machines"): how many jobs one
+# runs at once, and how long a stopping worker lets a job in hand finish (a tick is one transaction: one cut short is
+# rolled back and runs again at the next pass).
+PROCRASTINATE_WORKER_DEFAULTS = {
+    "concurrency": int(os.environ.get("WORKER_CONCURRENCY", "2")),
+    "shutdown_graceful_timeout": 10.0,
+}
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -243,6 +251,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    # django-axes logs every login at INFO; lockouts are warnings
-    "loggers": {"axes": {"level": "WARNING"}},
+    # django-axes logs every login at INFO; lockouts are warnings. The task queue tells at INFO how it registers its
+    # tasks, in every process that starts Django: only its warnings (a worker's jobs, procrastinate.worker, stay).
+    "loggers": {
+        "axes": {"level": "WARNING"},
+        "procrastinate.blueprints": {"level": "WARNING"},
+        "procrastinate.periodic": {"level": "WARNING"},
+    },
 }

@@ -1,14 +1,17 @@
-"""Reads that several pages share: what an advance would do (its preview), the event an undo would undo now, and the
-checks still waiting for a die. Nothing here writes; every change is in rules.actions."""
+"""Reads that several pages share: what an advance would do (its preview), the event an undo would undo now, the
+checks still waiting for a die, and the campaigns whose tick of time between sessions is due. Nothing here writes;
+every change is in rules.actions."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 
-from campaigns.models import Campaign, Event
+from campaigns.models import Campaign, Event, GameSession
 from characters.models import Character
 from config.compiled import Compiled
 from rules import engine
@@ -87,3 +90,11 @@ def pending_checks(campaign: Campaign | int, characters: Iterable[int] | None = 
     rows = CalledCheck.objects.filter(campaign_id=campaign_id, status=CallStatus.PENDING)
     rows = rows.filter(character_id__in=characters)  # a list, or a query of ids (a subquery: no query of its own)
     return list(rows.select_related("character", "disease").order_by("id"))
+
+
+def ticks_due(now: datetime) -> list[int]:
+    """The campaigns whose time runs between sessions and whose next tick has fallen by `now`, but those playing a game
+    session (no tick while one is open): by the partial index campaign_ticks_due."""
+    playing = GameSession.objects.filter(campaign=OuterRef("pk"), ended=None)
+    due = Campaign.objects.filter(~Exists(playing), runs=True, run_next__lte=now)
+    return list(due.order_by("run_next", "id").values_list("id", flat=True))

@@ -24,7 +24,17 @@ class CharacterForm(PageForm, ActionForm[Actor, actions.Outcome], forms.ModelFor
 
     class Meta:
         model = Character
-        fields = ["name", "player", "constitution", "jump", "heal_wounds", "weight_kg", "notes", "party_view"]
+        fields = [
+            "name",
+            "player",
+            "constitution",
+            "jump",
+            "heal_wounds",
+            "weight_kg",
+            "notes",
+            "party_view",
+            "rests_between_sessions",
+        ]
         widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
         field_classes = {
             "player": RowChoiceField,
@@ -46,6 +56,9 @@ class CharacterForm(PageForm, ActionForm[Actor, actions.Outcome], forms.ModelFor
         self.fields["party_view"].help_text = _(
             "En la página de cada uno de los otros jugadores. Su jugador y tú lo veis siempre completo."
         )
+        self.fields["rests_between_sessions"].help_text = _(
+            "Cuando el tiempo corre entre sesiones. Desmárcalo si viaja o está preso: no descansa."
+        )
 
     def sheet(self) -> Sheet:
         data = self.cleaned_data
@@ -59,6 +72,7 @@ class CharacterForm(PageForm, ActionForm[Actor, actions.Outcome], forms.ModelFor
             notes=data["notes"],
             player_id=None if player is None else player.pk,
             party_view=data["party_view"],
+            rests_between_sessions=data["rests_between_sessions"],
         )
 
     def perform(self, by: Actor) -> actions.Outcome:

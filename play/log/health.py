@@ -82,8 +82,25 @@ def losses(story: Story, payload: events.Damage | events.Exertion) -> list[str]:
 
 @words(events.Advance)
 def advance(story: Story, payload: events.Advance) -> tuple[str, list[str]]:
-    title = _("Pasa el tiempo: %(duration)s") % {"duration": format_duration(payload.seconds)}
-    return title, pg_lines(story, payload.pg) + story.deaths()
+    duration = format_duration(payload.seconds)
+    if payload.between is None:
+        return _("Pasa el tiempo: %(duration)s") % {"duration": duration}, pg_lines(story, payload.pg) + story.deaths()
+    title = _("El tiempo pasa: %(duration)s (entre sesiones)") % {"duration": duration}
+    lines = [
+        _("%(real)s reales a %(rate)s por día.")
+        % {"real": format_duration(payload.between.real), "rate": format_duration(payload.between.rate)}
+    ]
+    if payload.between.moments > 1:
+        missed = payload.between.moments
+        lines.append(
+            ngettext(
+                "El servidor no lo pasó a su hora: %(count)s pasos diarios en uno.",
+                "El servidor no lo pasó a su hora: %(count)s pasos diarios en uno.",
+                missed,
+            )
+            % {"count": missed}
+        )
+    return title, lines + pg_lines(story, payload.pg) + story.deaths()
 
 
 @words(events.Expose)

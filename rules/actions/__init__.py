@@ -33,6 +33,7 @@ from rules.actions.health import (
     treat_wounds,
 )
 from rules.actions.npcs import add_characters, delete_template, numbered_names, remove_characters, save_template
+from rules.actions.running_time import set_running_time, tick
 from rules.actions.sheet import (
     SHEET_FIELDS,
     InvitationGone,
@@ -91,9 +92,11 @@ __all__ = [
     "name_clash_message",
     "save_site_disease",
     "save_template",
+    "set_running_time",
     "share_recap",
     "site_name_clash",
     "start_session",
+    "tick",
     "treat_illness",
     "treat_wounds",
     "undo",

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils.translation import gettext as _
 
+from campaigns import running_time
 from campaigns.models import Campaign, Event, GameSession
 from rules import events
 from rules.actions.core import ActionError, Actor, Outcome, lock_campaign, log, undoes
@@ -49,6 +50,11 @@ def end_session(campaign: Campaign | int, *, by: Actor, number: int | None = Non
     event = log(campaign, by, events.SessionEnded(number=playing.number), [])
     playing.ended = event
     playing.save(update_fields=["ended"])
+    if campaign.runs and campaign.run_from is not None:
+        # Time between sessions counts from the session's end (rules.actions.running_time): none ran while it was open.
+        campaign.run_from = max(campaign.run_from, running_time.truncated(event.created))
+        campaign.run_next = running_time.next_tick(campaign.run_hour, campaign.run_zone, campaign.run_from)
+        campaign.save(update_fields=["run_from", "run_next"])
     return Outcome(event, [])
 
 

@@ -133,11 +133,18 @@ def advance_clock(
     campaign, everyone = locked(campaign, None, by)
     if version is not None and campaign.version != version:
         raise ActionError(_("La mesa ha cambiado desde la previsión: esta es la nueva."), "version")
-    resting_ids = resting_set(everyone, resting, not_resting)
+    results, payload = advanced(everyone, seconds, resting_set(everyone, resting, not_resting))
+    return finish(campaign, by, results, payload, clock_after=campaign.clock + seconds)
+
+
+def advanced(
+    everyone: list[Loaded], seconds: int, resting_ids: set[int]
+) -> tuple[list[tuple[Loaded, engine.Health]], events.Advance]:
+    """The engine's advance of every character loaded (the GM's, or a tick of time between sessions): the new states of
+    those whose state changed beyond the clock (they alone are part of the event, and of its undo), and the entry."""
     results = []
     for loaded in everyone:
         new = engine.advance(loaded.health, seconds, resting=loaded.character.pk in resting_ids)
-        # Only characters whose state changed beyond the clock are part of the event (and of its undo).
         if replace(new, now=0) != replace(loaded.health, now=0):
             results.append((loaded, new))
     payload = events.Advance(
@@ -145,7 +152,7 @@ def advance_clock(
         resting=sorted(resting_ids),
         pg={str(loaded.character.pk): (loaded.health.pg, new.pg) for loaded, new in results},
     )
-    return finish(campaign, by, results, payload, clock_after=campaign.clock + seconds)
+    return results, payload
 
 
 def checked_duration(seconds: int) -> None:

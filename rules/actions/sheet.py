@@ -38,8 +38,8 @@ NOTES_LENGTH = 5000
 
 @dataclass(frozen=True)
 class Sheet:
-    """A character's sheet as the GM writes it: what docs/rules.md §1 needs, a weight, notes, its player and what
-    the other players see of it (empty: what the campaign says)."""
+    """A character's sheet as the GM writes it: what docs/rules.md §1 needs, a weight, notes, its player, what the
+    other players see of it (empty: what the campaign says) and whether it rests while time runs between sessions."""
 
     name: str
     constitution: int
@@ -49,6 +49,7 @@ class Sheet:
     notes: str = ""
     player_id: int | None = None
     party_view: str = ""
+    rests_between_sessions: bool = True
 
     @classmethod
     def of(cls, character: Character) -> Sheet:

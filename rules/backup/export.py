@@ -176,6 +176,7 @@ def document_of(campaign: Campaign | int) -> Document:
                 weight_kg=c.weight_kg,
                 notes=c.notes,
                 party_view=cast(CharacterPartyView, c.party_view),
+                rests_between_sessions=c.rests_between_sessions,
                 pg=c.pg,
                 died_at=c.died_at,
                 recovery_progress={WoundKind(kind): seconds for kind, seconds in c.recovery_progress.items()},

@@ -177,6 +177,7 @@ def _character(campaign: Campaign, entry: CharacterEntry, to_id: Any) -> tuple[C
         weight_kg=entry.weight_kg,
         notes=entry.notes,
         party_view=entry.party_view,
+        rests_between_sessions=entry.rests_between_sessions,
         pg=entry.pg,
         died_at=entry.died_at,
         recovery_progress={kind.value: seconds for kind, seconds in entry.recovery_progress.items()},

@@ -169,6 +169,7 @@ class CharacterEntry(Part, kw_only=True):  # kw_only: a default (party_view) amo
     weight_kg: Weight
     notes: Notes
     party_view: CharacterPartyView = ""  # a document from before party views: the campaign's
+    rests_between_sessions: bool = True  # a document from before time ran between sessions: it rests
     pg: Annotated[int, Meta(ge=0, le=engine.max_pg(engine.CON_MAX))]
     died_at: Whole | None
     recovery_progress: dict[WoundKind, Positive]

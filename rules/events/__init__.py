@@ -42,9 +42,10 @@ from rules.events.base import (
     stored,
 )
 from rules.events.co_gms import CoGmJoined, CoGmLink, CoGmRemoved
-from rules.events.game_sessions import SessionEnded, SessionShared, SessionStarted
+from rules.events.game_sessions import RunningTimeSet, Schedule, SessionEnded, SessionShared, SessionStarted
 from rules.events.health import (
     Advance,
+    Between,
     Damage,
     DamageDice,
     Exertion,
@@ -84,6 +85,7 @@ __all__ = [
     "Advance",
     "Answer",
     "BIGINT",
+    "Between",
     "CampaignChanges",
     "CampaignEdited",
     "CharacterAdded",
@@ -123,6 +125,8 @@ __all__ = [
     "Record",
     "Refers",
     "Roll",
+    "RunningTimeSet",
+    "Schedule",
     "SessionEnded",
     "SessionShared",
     "SessionStarted",

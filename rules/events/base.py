@@ -48,6 +48,7 @@ class EventKind(models.TextChoices):
     SESSION_STARTED = "session_started", _("sesión empezada")
     SESSION_ENDED = "session_ended", _("sesión terminada")
     SESSION_SHARED = "session_shared", _("resumen de sesión compartido")
+    RUNNING_TIME = "running_time", _("tiempo entre sesiones")
 
 
 BIGINT = 2**63 - 1  # PostgreSQL's bigint: clocks, campaign seconds, ids

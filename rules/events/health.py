@@ -77,12 +77,22 @@ class Damage(Payload):
             raise ValueError("the PG before and after of each character damaged")
 
 
+class Between(Record):
+    """A tick of time between sessions (rules.actions.running_time): the real seconds it counted, at how many campaign
+    seconds per real day, and how many daily tick moments it stands for (more than one: the server missed some)."""
+
+    real: Whole
+    rate: Whole
+    moments: Whole = 1
+
+
 class Advance(Payload):
     kind_of_event = EventKind.ADVANCE
     health = in_play = True
     seconds: Whole
     resting: list[CharacterRef] = []
     pg: dict[CharacterKey, PgPair] = {}
+    between: Between | None = None  # a tick of time between sessions, not the GM's advance
 
 
 class Expose(Payload):

@@ -31,6 +31,7 @@ class SheetChanges(Record):
     notes: tuple[Text, Text] | None = None
     player_id: tuple[UserRef, UserRef] | None = None
     party_view: tuple[Text, Text] | None = None
+    rests_between_sessions: tuple[bool, bool] | None = None
 
 
 class CharacterAdded(Payload):

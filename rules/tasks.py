@@ -1,0 +1,52 @@
+"""The task queue's jobs (procrastinate, its jobs kept in PostgreSQL): the ticks of time between sessions.
+
+Each minute one worker (procrastinate defers a periodic job once for each minute, however many workers run) lists the
+campaigns whose tick has fallen (rules.queries.ticks_due) and queues one tick job for each, at most one waiting per
+campaign (its queueing lock). Any worker runs a tick job: the action (rules.actions.tick) decides under the campaign's
+lock whether a tick is still due at the job's moment, so that a job run twice, two workers racing or a worker killed in
+the middle (its transaction rolled back; the next minute queues the tick again) make exactly one tick. The moment is
+the job's argument, never the worker's clock: a test or a script injects the wall clock by queueing `due_ticks` with
+the timestamp it wants.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from datetime import UTC, datetime
+
+from django.db import close_old_connections
+from procrastinate.contrib.django import app
+from procrastinate.exceptions import AlreadyEnqueued
+
+from rules import actions, queries
+from rules.actions import ActionError
+
+QUEUE = "ticks"
+
+
+@app.periodic(cron="* * * * *", periodic_id="each-minute")
+@app.task(queue=QUEUE, name="due_ticks")
+def due_ticks(timestamp: int) -> int:
+    """Queue a tick for every campaign whose tick has fallen by `timestamp` (seconds since the epoch): how many."""
+    try:
+        due = queries.ticks_due(datetime.fromtimestamp(timestamp, UTC))
+        for campaign_id in due:
+            # One waiting already: it ticks up to its own moment, the next pass the rest.
+            with suppress(AlreadyEnqueued):
+                tick = tick_campaign.configure(queueing_lock=f"tick:{campaign_id}")
+                tick.defer(campaign_id=campaign_id, timestamp=timestamp)
+        return len(due)
+    finally:
+        close_old_connections()
+
+
+@app.task(queue=QUEUE, name="tick_campaign")
+def tick_campaign(campaign_id: int, timestamp: int) -> int | None:
+    """The campaign's tick due at `timestamp`, if one still is: the id of the entry it logged."""
+    try:
+        outcome = actions.tick(campaign_id, now=datetime.fromtimestamp(timestamp, UTC))
+        return None if outcome.event is None else outcome.event.pk
+    except ActionError:  # the campaign was deleted meanwhile: nothing to tick
+        return None
+    finally:
+        close_old_connections()
