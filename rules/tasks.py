@@ -15,6 +15,7 @@ from contextlib import suppress
 from datetime import UTC, datetime
 
 from django.db import close_old_connections
+from procrastinate import JobContext
 from procrastinate.contrib.django import app
 from procrastinate.exceptions import AlreadyEnqueued
 
@@ -50,3 +51,14 @@ def tick_campaign(campaign_id: int, timestamp: int) -> int | None:
         return None
     finally:
         close_old_connections()
+
+
+@app.periodic(cron="7 * * * *", periodic_id="hourly")
+@app.task(queue=QUEUE, name="tidy_queue", pass_context=True)
+async def tidy_queue(context: JobContext, timestamp: int) -> None:
+    """Each hour: a job left "doing" by a worker that died (no heartbeat for a minute) is queued again — a tick is
+    safe to run twice — and the jobs finished more than a day ago are deleted, so that the queue's table stays small."""
+    manager = context.app.job_manager
+    for job in await manager.get_stalled_jobs(seconds_since_heartbeat=60):
+        await manager.retry_job(job)
+    await manager.delete_old_jobs(nb_hours=24, queue=QUEUE, include_failed=True, include_cancelled=True)

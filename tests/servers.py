@@ -75,3 +75,30 @@ def asgi_server(**settings_env: str):
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@contextmanager
+def task_worker(**settings_env: str):
+    """Start a task queue worker (`manage.py procrastinate worker`, as `make run` and Docker run it) on the test
+    database; yield its process once it has said it is there (its row in procrastinate_workers); stop it (SIGTERM, a
+    graceful stop) unless the test killed it."""
+    from procrastinate.contrib.django.models import ProcrastinateWorker
+
+    env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "1", **settings_env}
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    known = set(ProcrastinateWorker.objects.values_list("id", flat=True))
+    process = subprocess.Popen([sys.executable, "manage.py", "procrastinate", "worker"], cwd=ROOT, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while not set(ProcrastinateWorker.objects.values_list("id", flat=True)) - known:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the task worker did not start")
+            time.sleep(0.1)
+        yield process
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()

@@ -22,6 +22,7 @@ from django.conf import settings
 from django.utils.translation import gettext as _
 from msgspec import Meta
 
+from campaigns import running_time
 from campaigns.models import PartyView
 from rules import dice, engine, events
 from rules.actions.core import ActionError, checked_name
@@ -72,6 +73,12 @@ type Expression = Annotated[str, Meta(min_length=1, max_length=dice.MAX_EXPRESSI
 type WeekLoss = Annotated[int, Meta(ge=1, le=PG_PER_WEEK_MAX)]
 # A game session's number: in order, and at most the site's cap (rules.backup.game_sessions).
 type Number = Annotated[int, Meta(ge=1)]
+# Time between sessions (rules.actions.running_time): a rate as set_running_time takes it, an hour of a day, a zone's
+# name, a moment in ISO 8601 (or none), and how many daily moments a tick stands for.
+type Rate = Annotated[int, Meta(ge=1, le=running_time.MAX_RATE)]
+type Hour = Annotated[int, Meta(ge=0, le=23)]
+type Zone = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_+\-/]+\Z")]
+type Moment = Annotated[str, Meta(max_length=40, pattern=r"^([0-9T:+.\-]+)?\Z")]
 
 
 @functools.cache
@@ -104,6 +111,7 @@ FIELDS: dict[type[events.Record], dict[str, Any]] = {
         "weight_kg": TypedWeight,
     },
     events.Advance: {"seconds": Seconds, "pg": PgPairs},
+    events.Between: {"real": Whole, "rate": Rate, "moments": Number},
     events.Expose: {"disease": DiseaseName, "category": _one_of("", *Category.values)},  # "": logged before it was
     events.TreatWounds: {"healer_name": Name},
     events.TreatIllness: {"healer_name": Name, "disease": DiseaseName},
@@ -166,6 +174,8 @@ FIELDS: dict[type[events.Record], dict[str, Any]] = {
     events.SessionStarted: {"number": Number},
     events.SessionEnded: {"number": Number},
     events.SessionShared: {"number": Number},
+    events.Schedule: {"rate": Rate, "hour": Hour, "zone": Zone, "counted_from": Moment, "next": Moment},
+    events.RunningTimeSet: {"stopped": Whole},
     events.CoGmJoined: {"name": Username},
     events.CoGmRemoved: {"name": Username},
 }
