@@ -79,6 +79,12 @@ def run() -> int:
         manage("collectstatic", "--no-input", "-v", "0")
     manage("load_demo")  # only with DEBUG=1 or DEMO=1
     host, port = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
+    # The task queue's worker (rules.tasks: the ticks of time between sessions), beside the web server; TASK_WORKER=0
+    # leaves it out (another host runs the workers: README "Running on several machines").
+    worker = None
+    if env_bool("TASK_WORKER", True):
+        worker = subprocess.Popen([PYTHON, "manage.py", "procrastinate", "worker"], cwd=ROOT)
+        print("A task queue worker runs beside it: time between sessions ticks.", flush=True)
     print(f"\nServing on http://{host}:{port}/  (Ctrl-C stops it)\n", flush=True)
     server = subprocess.Popen(
         [
@@ -106,13 +112,18 @@ def run() -> int:
     try:
         return server.wait()
     finally:
-        # On Ctrl-C the terminal already sent SIGINT to uvicorn too; on SIGTERM only we got it.
-        if server.poll() is None:
-            server.send_signal(signal.SIGINT)
+        # On Ctrl-C the terminal already sent SIGINT to uvicorn and the worker too; on SIGTERM only we got it.
+        for process in (server, worker):
+            if process is not None and process.poll() is None:
+                process.send_signal(signal.SIGINT)
+        for process in (server, worker):
+            if process is None:
+                continue
             try:
-                server.wait(timeout=10)
+                process.wait(timeout=15)
             except subprocess.TimeoutExpired:
-                server.kill()
+                process.kill()
+        print("Stopped: the web server and the worker.", flush=True)
 
 
 def throw_away_database() -> None:

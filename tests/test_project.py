@@ -47,10 +47,11 @@ def test_debug_off_without_secret_key_refuses_to_start():
 
 
 def test_docker_compose_services():
-    """The topology of README "Running on several machines": the database, two app hosts, the balancer in front."""
+    """The topology of README "Running on several machines": the database, two app hosts, the balancer in front, a
+    task queue worker."""
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert set(services) == {"db", "web1", "web2", "balancer"}
+    assert set(services) == {"db", "web1", "web2", "balancer", "worker"}
     db = services["db"]
     assert db["image"].startswith("postgres:18")
     assert "pg_isready -h 127.0.0.1" in " ".join(db["healthcheck"]["test"])
@@ -70,6 +71,11 @@ def test_docker_compose_services():
     assert {balancer["environment"]["APP1"], balancer["environment"]["APP2"]} == {"web1:8000", "web2:8000"}
     address = balancer["networks"]["site"]["ipv4_address"]
     assert services["web1"]["environment"]["TRUSTED_PROXIES"] == address  # its X-Forwarded-For is believed
+    worker = services["worker"]  # the task queue's: the ticks of time between sessions, on the same database
+    assert worker["build"] == "." and worker["environment"] == services["web1"]["environment"]
+    assert worker["depends_on"]["db"]["condition"] == "service_healthy"
+    assert worker["command"].index("migrate") < worker["command"].index("manage.py procrastinate worker")
+    assert "ports" not in worker
 
 
 def test_dockerfile_serves_the_same_asgi_app():
@@ -123,8 +129,14 @@ def test_make_run_in_production_serves_pages_and_creates_no_demo_accounts(empty_
         "CSRF_COOKIE_SECURE": "0",
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    # A session of its own, as a terminal gives `make run`: Ctrl-C reaches every process in it.
     process = subprocess.Popen(
-        [sys.executable, "scripts/dev.py", "run"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        [sys.executable, "scripts/dev.py", "run"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -144,6 +156,9 @@ def test_make_run_in_production_serves_pages_and_creates_no_demo_accounts(empty_
         with psycopg.connect(empty_database) as conn:
             assert conn.execute("SELECT count(*) FROM auth_user").fetchone() == (0,)
             assert conn.execute("SELECT count(*) FROM campaigns_campaign").fetchone() == (0,)
+            while conn.execute("SELECT count(*) FROM procrastinate_workers").fetchone() != (1,):  # the task worker
+                assert time.monotonic() < deadline, "make run started no task worker"
+                time.sleep(0.3)
         # A login hashes the password it is given with the production hasher (slow on purpose, some seconds of CPU
         # while the suite's other workers run): the answer's wait, not the server's, is what may take long.
         with httpx.Client(base_url=base, timeout=60) as client:
@@ -159,14 +174,18 @@ def test_make_run_in_production_serves_pages_and_creates_no_demo_accounts(empty_
             )
             assert answer.status_code == 400  # no such account
     finally:
-        process.send_signal(signal.SIGTERM)
+        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C
         try:
-            output = process.communicate(timeout=20)[0].decode()
+            output = process.communicate(timeout=30)[0].decode()
         except subprocess.TimeoutExpired:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)
             output = process.communicate()[0].decode()
+    assert process.returncode is not None
     assert "No demo data" in output
     assert "cripta-" not in output
+    assert "Stopped: the web server and the worker." in output
+    with psycopg.connect(empty_database) as conn:  # the worker stopped cleanly: it said goodbye
+        assert conn.execute("SELECT count(*) FROM procrastinate_workers").fetchone() == (0,)
 
 
 def test_a_request_body_over_the_limit_is_refused_before_django_reads_it(db):
