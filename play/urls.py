@@ -14,6 +14,7 @@ from play.views import (
     logs,
     offline,
     rules_page,
+    running_time,
     streams,
     table,
     visits,
@@ -89,6 +90,8 @@ urlpatterns = [
     path(CAMPAIGN + "act/cancel_check/", checks.cancel_check, name="cancel_check"),
     path(CAMPAIGN + "act/close/", table.close_form, name="close_form"),
     path(CAMPAIGN + "party-view/", table.party_view, name="party_view"),
+    path(CAMPAIGN + "running-time/", running_time.running_time, name="running_time"),
+    path(CAMPAIGN + "running-time/preview/", running_time.preview, name="tick_preview"),
     path(CAMPAIGN + "undo/", table.undo, name="undo"),
     path(CAMPAIGN + "seen/", visits.dismiss_visit, name="visit_dismiss"),
     # game sessions and their recaps

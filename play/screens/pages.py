@@ -23,6 +23,7 @@ from django.utils.safestring import SafeString, mark_safe
 from campaigns.models import Campaign
 from play.context_processors import site
 from play.forms.party import PartyViewForm
+from play.forms.running_time import RunningTimeForm
 from play.screens.drawing import HOLES, Drawing, Screen, fill
 from play.screens.kept import CSRF_MARK, contents, frames, row_state
 from play.screens.regions import KEPT_WHOLE, clock_form, sheet
@@ -38,6 +39,7 @@ def page_context(drawing: Drawing) -> dict[str, Any]:
     if drawing.view.screen == Screen.TABLE:
         context["clock_form"] = clock_form(drawing.campaign)
         context["party_view_form"] = PartyViewForm(campaign=drawing.campaign)
+        context["running_time_form"] = RunningTimeForm(campaign=drawing.campaign)
     if drawing.view.screen == Screen.SHEET:
         context.update(sheet(drawing))
     return context

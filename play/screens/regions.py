@@ -25,6 +25,7 @@ from play.screens.drawing import Drawing, Region, Screen, View, element, fragmen
 from play.screens.game_sessions import game_session, shared_recaps
 from play.screens.kept import row_state, screens
 from play.screens.log import log, sheet_log_entries, undo_title
+from play.screens.running_time import control, next_tick, next_tick_touched
 from play.screens.snapshot import EVERYTHING, Snapshot, Touch
 from play.screens.timeline import timeline_for
 from rules.actions.core import right_to_undo
@@ -155,6 +156,10 @@ def card_region(
 
 # A card's state is drawn for every screen a blow reaches: by Jinja2 (play.jinja), in half the time.
 CARD = card_region("card", "card_state.jinja", "card-state", shown=Card.shown_state)
+# When the next tick of time between sessions falls (play.screens.running_time): the table's and a player's page.
+NEXT_TICK = Region(
+    "running-time", "components/running_time.html", next_tick, next_tick_touched, tag="p", attrs={"class": "next-tick"}
+)
 CARD_ACTIONS = card_region(
     "card-actions", "components/card.html#actions", "card-actions", lambda card: card.actions_from
 )
@@ -165,6 +170,8 @@ SCREENS: dict[Screen, list[Region]] = {
         CLOCK,
         Region("resting", "components/resting.html", resting, lambda d: d.touch.roster, kept=True),
         Region("party-view", "components/party_view_control.html", party_view, lambda d: d.touch.campaign),
+        NEXT_TICK,
+        Region("running-time-control", "components/running_time_control.html", control, next_tick_touched),
         Region(
             "calls",
             "components/called_checks.html",
@@ -193,6 +200,7 @@ SCREENS: dict[Screen, list[Region]] = {
     Screen.PAGE: [
         NAME,
         CLOCK,
+        NEXT_TICK,
         Region(
             "my-checks",
             "components/my_checks.html",

@@ -1,0 +1,88 @@
+"""The GM's control of time between sessions: whether it runs, how much campaign time a real day carries, and at what
+hour of which time zone each day's tick falls (rules.actions.set_running_time)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from campaigns.clock import format_duration, parse_duration
+from campaigns.models import Campaign
+from play.forms.base import ActionForm
+from rules import actions
+from rules.actions import Actor
+
+# "por día", "al día", "cada día", "per day", "a day", "/día", "/d" after the duration: the label says it already.
+PER_DAY = re.compile(r"\s*(?:/\s*d(?:ia|ay)?|(?:por|al|cada|per|a|each)\s+(?:dia|day))\s*$", re.IGNORECASE)
+# Zones offered as the GM types (any IANA name is taken): those of the Spanish-speaking world first.
+ZONES = (
+    "Europe/Madrid",
+    "Atlantic/Canary",
+    "America/Mexico_City",
+    "America/Bogota",
+    "America/Lima",
+    "America/Caracas",
+    "America/Santiago",
+    "America/Argentina/Buenos_Aires",
+    "America/Montevideo",
+    "America/New_York",
+    "America/Los_Angeles",
+    "Europe/London",
+    "Europe/Lisbon",
+    "UTC",
+)
+
+
+def without_accents(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
+
+
+class RunningTimeForm(ActionForm[Actor, actions.Outcome], forms.Form):
+    runs = forms.BooleanField(label=_("El tiempo corre entre sesiones"), required=False)
+    rate = forms.CharField(
+        label=_("Cada día real pasa"),
+        max_length=100,
+        help_text=_("Por ejemplo 1 día, 12 horas o 1 semana."),
+    )
+    hour = forms.TypedChoiceField(
+        label=_("a las"), choices=[(str(hour), f"{hour:02d}:00") for hour in range(24)], coerce=int
+    )
+    zone = forms.CharField(label=_("Zona horaria"), max_length=64, help_text=_("Como Europe/Madrid."))
+
+    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        kwargs.setdefault("auto_id", "running-%s")
+        kwargs["initial"] = {
+            "runs": campaign.runs,
+            "rate": format_duration(campaign.run_rate),
+            "hour": str(campaign.run_hour),
+            "zone": campaign.run_zone,
+        }
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        self.fields["zone"].widget.attrs.update(list="running-zones", autocomplete="off", spellcheck="false")
+        self.fields["rate"].widget.attrs.update(autocomplete="off")
+
+    @property
+    def zones(self) -> tuple[str, ...]:
+        return ZONES
+
+    def clean_rate(self) -> int:
+        typed = self.cleaned_data["rate"]
+        try:
+            return parse_duration(PER_DAY.sub("", without_accents(typed)) or typed)
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from error
+
+    def clean_zone(self) -> str:
+        return str(self.cleaned_data["zone"]).strip()
+
+    def perform(self, by: Actor) -> actions.Outcome:
+        data = self.cleaned_data
+        return actions.set_running_time(
+            self.campaign, by=by, runs=data["runs"], rate=data["rate"], hour=data["hour"], zone=data["zone"]
+        )
