@@ -251,11 +251,10 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    # django-axes logs every login at INFO; lockouts are warnings. The task queue tells at INFO how it registers its
-    # tasks, in every process that starts Django: only its warnings (a worker's jobs, procrastinate.worker, stay).
+    # django-axes logs every login at INFO; lockouts are warnings. The task queue logs each job it runs at INFO (one
+    # a minute): its warnings only, unless TASK_LOG_LEVEL says otherwise; each tick made is logged by rules.tasks.
     "loggers": {
         "axes": {"level": "WARNING"},
-        "procrastinate.blueprints": {"level": "WARNING"},
-        "procrastinate.periodic": {"level": "WARNING"},
+        "procrastinate": {"level": os.environ.get("TASK_LOG_LEVEL", "WARNING")},
     },
 }

@@ -11,6 +11,7 @@ the timestamp it wants.
 
 from __future__ import annotations
 
+import logging
 from contextlib import suppress
 from datetime import UTC, datetime
 
@@ -23,6 +24,7 @@ from rules import actions, queries
 from rules.actions import ActionError
 
 QUEUE = "ticks"
+logger = logging.getLogger(__name__)
 
 
 @app.periodic(cron="* * * * *", periodic_id="each-minute")
@@ -46,7 +48,16 @@ def tick_campaign(campaign_id: int, timestamp: int) -> int | None:
     """The campaign's tick due at `timestamp`, if one still is: the id of the entry it logged."""
     try:
         outcome = actions.tick(campaign_id, now=datetime.fromtimestamp(timestamp, UTC))
-        return None if outcome.event is None else outcome.event.pk
+        if outcome.event is None:
+            return None
+        event = outcome.event
+        logger.info(
+            "campaign %s: time between sessions, %s s (event %s)",
+            campaign_id,
+            event.clock_after - event.clock_before,
+            event.pk,
+        )
+        return event.pk
     except ActionError:  # the campaign was deleted meanwhile: nothing to tick
         return None
     finally:

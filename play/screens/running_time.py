@@ -13,7 +13,7 @@ from django.utils import formats
 from django.utils.translation import gettext as _
 
 from campaigns import running_time
-from campaigns.clock import format_clock, format_duration
+from campaigns.clock import SPOKEN_UNITS, format_clock, format_duration
 from campaigns.models import Campaign
 from characters.models import Character
 from play.forms.running_time import RunningTimeForm
@@ -39,7 +39,8 @@ class NextTick:
 
     @property
     def carries(self) -> str:
-        return format_duration(self.seconds)
+        """As people say it: "1 día", "4 días 13 h" (the preview says it to the second)."""
+        return format_duration(self.seconds, units=SPOKEN_UNITS)
 
 
 def next_tick_of(campaign: Campaign, playing: int | None) -> NextTick:
@@ -90,7 +91,7 @@ def tick_preview(campaign: Campaign, roster: list[Character]) -> tuple[queries.A
     preview = queries.preview_advance(campaign, found.seconds, resting=resting)
     values = {
         "when": found.when,
-        "duration": found.carries,
+        "duration": format_duration(found.seconds),
         "start": format_clock(preview.clock),
         "end": format_clock(preview.clock + preview.seconds),
     }
