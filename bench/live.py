@@ -14,9 +14,10 @@ not be measured on the same machine); each row 3 times, the median of the runs' 
 CPU per change is each server process's CPU time over the run ÷ changes. Then a reconnect storm (1000 clients drop
 and reconnect at once, another user loading a page meanwhile), the GM's table page GET at 4 and 40 characters against
 a minimal Django view, the CPU per change summed over several app processes (a campaign's screens routed to one of
-them, or spread), and the goals table of issue 22 (bench/goals.py). Every server runs under uvicorn with DEBUG=0, as
-in production. The SSE clients are raw asyncio sockets in this one process; the machine is shared by them, the
-servers and PostgreSQL.
+them, or spread), and the goals table of issue 22 (bench/goals.py). The row "while ticks run" is the first
+one-campaign row again while a task queue worker ticks 1,000 other campaigns day after day (issue 52,
+bench/ticks.py). Every server runs under uvicorn with DEBUG=0, as in production. The SSE clients are raw asyncio
+sockets in this one process; the machine is shared by them, the servers and PostgreSQL.
 
 Run: make bench-live (a throw-away embedded database; or set DATABASE_URL). Try it: bench/live.py --quick.
 """
@@ -55,6 +56,7 @@ from bench.goals import Previews, Spread, measure_previews, print_goals, print_p
 from bench.pages import print_gets, run_gets  # noqa: E402
 from bench.runs import APP, RAW, SERVERS, STACK, Part, Row, Run, grouped, run_async, timed_runs  # noqa: E402
 from bench.storm import Storm, print_storm, run_storm  # noqa: E402
+from bench.ticks import running_campaigns, ticking  # noqa: E402
 
 # --- one row: N clients, the app and both floors taking turns, repeated ----------------------------------------------
 
@@ -203,6 +205,29 @@ def live_section(options: Options) -> list[Row]:
     return rows
 
 
+# --- while time between sessions ticks: the same row with a worker ticking 1,000 other campaigns ---------------------
+
+TICKING = (1000, 6)  # campaigns × characters a worker ticks, day after day, while the row runs (bench/ticks.py)
+
+
+def ticks_section(options: Options) -> Row:
+    """The first one-campaign row again, while a task queue worker ticks TICKING campaigns one day after another (issue
+    52): the clicks and both floors take turns on the same machine as before, the ticks running under all three."""
+    clients = options.sizes[0]
+    print(f"\nClick → last screen at {clients} clients while a worker ticks {TICKING[0]} campaigns × {TICKING[1]}\n")
+    campaigns = running_campaigns(*TICKING)
+    with ticking(campaigns) as days:
+        while not days:  # the first day ticked whole: the worker is in its stride
+            time.sleep(0.1)
+        row = run_row(f"{clients} while ticks run", 1, clients, options)
+        ticked = len(days)
+    print(TO_LAST_HEADER)
+    print(to_last_line(row))
+    whole = ", ".join(f"{seconds:.1f}" for seconds in days[:ticked])
+    print(f"\n  {ticked} whole days ticked while it ran ({TICKING[0]} ticks each), in s: {whole}")
+    return row
+
+
 # --- several processes: a campaign's screens routed to one, or spread over all ---------------------------------------
 
 
@@ -277,6 +302,8 @@ def main(options: Options, sections: set[str]) -> None:
         "DEBUG=0\n"
     )
     rows = live_section(options) if "live" in sections else []
+    if "ticks" in sections:
+        rows.append(ticks_section(options))
     storm: Storm | None = None
     if "storm" in sections:
         storm = run_storm(options.storm, dsn())
@@ -298,7 +325,7 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true", help="fewer clients and one run per row, to try it")
     parser.add_argument("--sizes", help="client counts of the one-campaign rows, e.g. 10,200")
     parser.add_argument("--repeats", type=int)
-    sections = "live,storm,table,processes,preview"
+    sections = "live,ticks,storm,table,processes,preview"
     parser.add_argument("--sections", default=sections, help=f"any of {sections}")
     args = parser.parse_args()
     options = QUICK if args.quick else FULL

@@ -31,7 +31,18 @@ class CampaignAdmin(admin.ModelAdmin):
 
     list_display = ["name", "gm", "clock", "version", "created"]
     search_fields = ["name", "gm__username"]
-    readonly_fields = ["clock", "version", "created"]
+    # Time between sessions is set at the GM's table (rules.actions.set_running_time), logged and undoable there.
+    readonly_fields = [
+        "clock",
+        "version",
+        "created",
+        "runs",
+        "run_rate",
+        "run_hour",
+        "run_zone",
+        "run_from",
+        "run_next",
+    ]
     inlines = [MembershipInline]
 
     def save_model(self, request: HttpRequest, obj: Campaign, form: ModelForm[Any], change: bool) -> None:

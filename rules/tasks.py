@@ -43,6 +43,12 @@ def due_ticks(timestamp: int) -> int:
         close_old_connections()
 
 
+def queue_pass(moment: datetime) -> None:
+    """Queue the pass of `moment`, as the worker's minute-by-minute schedule queues it: how a test or a benchmark
+    injects the wall clock."""
+    due_ticks.defer(timestamp=int(moment.timestamp()))  # type: ignore[call-arg]  # the periodic task's own argument
+
+
 @app.task(queue=QUEUE, name="tick_campaign")
 def tick_campaign(campaign_id: int, timestamp: int) -> int | None:
     """The campaign's tick due at `timestamp`, if one still is: the id of the entry it logged."""

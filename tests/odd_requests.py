@@ -283,6 +283,13 @@ ROUTES: dict[str, Route] = {
     "cancel_check": Route(("post",), in_a, data=lambda t: {"checks": [str(t.check.pk)]}, examples=30),
     "close_form": Route(("get",), in_a, query=card, examples=15),
     "party_view": Route(ACTION, in_a, data=lambda t: {"party_view": "exact"}, examples=40),
+    "running_time": Route(
+        ACTION,
+        in_a,
+        data=lambda t: {"runs": "on", "rate": "1 semana por día", "hour": "20", "zone": "America/Bogota"},
+        examples=50,
+    ),
+    "tick_preview": Route(("get",), in_a, examples=15),
     "undo": Route(("post",), in_a, data=lambda t: {"event": str(t.event.pk)}, examples=40),
     # "Entendido" on "Desde tu última visita": no fields; whatever is posted moves only the account's own mark.
     "visit_dismiss": Route(("post",), in_a, personas=("gm_a", "player_a", "player_a2", "gm_b"), examples=20),

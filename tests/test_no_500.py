@@ -329,6 +329,18 @@ PROBES: list[tuple[str, Callable[[Table], Data], str | None]] = [
     ("party_view", lambda t: {"party_view": "todo"}, "party_view"),
     ("party_view", lambda t: {"party_view": "exact\x00"}, "party_view"),
     ("party_view", lambda t: {"party_view": ""}, "party_view"),
+    ("running_time", lambda t: {"rate": "0"}, "rate"),
+    ("running_time", lambda t: {"rate": "-1 día"}, "rate"),
+    ("running_time", lambda t: {"rate": "101 años"}, "rate"),
+    ("running_time", lambda t: {"rate": "²"}, "rate"),
+    ("running_time", lambda t: {"rate": "false"}, "rate"),
+    ("running_time", lambda t: {"rate": "1 día\x00"}, "rate"),
+    ("running_time", lambda t: {"rate": "9" * 100_000}, "rate"),
+    ("running_time", lambda t: {"hour": "24"}, "hour"),
+    ("running_time", lambda t: {"hour": "٣"}, "hour"),
+    ("running_time", lambda t: {"zone": "Marte/Olimpo"}, "zone"),
+    ("running_time", lambda t: {"zone": "Europe/Madrid\x00"}, "zone"),
+    ("running_time", lambda t: {"zone": "../../etc/passwd"}, "zone"),
     ("character_edit", lambda t: {"party_view": "everything"}, "party_view"),
 ]
 

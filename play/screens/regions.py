@@ -25,7 +25,7 @@ from play.screens.drawing import Drawing, Region, Screen, View, element, fragmen
 from play.screens.game_sessions import game_session, shared_recaps
 from play.screens.kept import row_state, screens
 from play.screens.log import log, sheet_log_entries, undo_title
-from play.screens.running_time import control, next_tick, next_tick_touched
+from play.screens.running_time import control, control_touched, next_tick, next_tick_touched
 from play.screens.snapshot import EVERYTHING, Snapshot, Touch
 from play.screens.timeline import timeline_for
 from rules.actions.core import right_to_undo
@@ -171,7 +171,7 @@ SCREENS: dict[Screen, list[Region]] = {
         Region("resting", "components/resting.html", resting, lambda d: d.touch.roster, kept=True),
         Region("party-view", "components/party_view_control.html", party_view, lambda d: d.touch.campaign),
         NEXT_TICK,
-        Region("running-time-control", "components/running_time_control.html", control, next_tick_touched),
+        Region("running-time-control", "components/running_time_control.html", control, control_touched),
         Region(
             "calls",
             "components/called_checks.html",

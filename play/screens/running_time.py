@@ -66,8 +66,14 @@ def next_tick(drawing: Drawing) -> dict[str, Any]:
 
 
 def next_tick_touched(drawing: Drawing) -> bool:
+    """Its schedule set, a game session started or ended (both touch `sessions`), or a tick (the clock moved, while the
+    time runs): nothing else changes when the next tick falls or what it carries."""
     touch = drawing.touch
-    return touch.clock or touch.sessions or touch.campaign
+    return touch.sessions or touch.clock and drawing.campaign.runs
+
+
+def control_touched(drawing: Drawing) -> bool:
+    return drawing.touch.sessions  # its schedule set (rules.events.RunningTimeSet), or a session's end moved it
 
 
 def control(drawing: Drawing) -> dict[str, Any]:

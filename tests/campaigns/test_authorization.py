@@ -124,6 +124,8 @@ MATRIX = {
     ),
     "cancel_check": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 400})),
     "party_view": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    "running_time": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    "tick_preview": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "undo": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 302})),
     # "Entendido" on "Desde tu última visita": anyone who sees the campaign puts their own panel away.
     "visit_dismiss": (

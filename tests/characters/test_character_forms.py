@@ -8,7 +8,15 @@ from rules.damage import Attack
 from rules.models import Wound
 from tests.helpers import World, client_for, run_at_once
 
-VALID = {"name": "Eira", "constitution": "9", "jump": "3", "heal_wounds": "1", "weight_kg": "60", "notes": ""}
+VALID = {
+    "name": "Eira",
+    "constitution": "9",
+    "jump": "3",
+    "heal_wounds": "1",
+    "weight_kg": "60",
+    "notes": "",
+    "rests_between_sessions": "on",
+}
 
 
 def create_url(world: World) -> str:
@@ -108,7 +116,15 @@ def test_the_edit_form_never_writes_over_later_damage(world: World):
 
 
 def test_an_edit_that_changes_nothing_says_so_and_logs_nothing(world: World):
-    data = {"name": "Aldara", "constitution": "8", "jump": "0", "heal_wounds": "0", "weight_kg": "70", "notes": ""}
+    data = {
+        "name": "Aldara",
+        "constitution": "8",
+        "jump": "0",
+        "heal_wounds": "0",
+        "weight_kg": "70",
+        "notes": "",
+        "rests_between_sessions": "on",
+    }
     response = client_for(world.gm_a).post(
         character_url(world, "character_edit"), {**data, "player": world.player_a.pk}, follow=True
     )

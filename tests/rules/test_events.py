@@ -1,11 +1,13 @@
 """The log's payloads (rules.events): every action writes one that reads back as itself, every reference is found, and
 an entry no action could write is refused where it is read, saying where."""
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from campaigns.models import Event, Invitation
 from characters.models import Character
-from rules import actions, events, queries
+from rules import actions, engine, events, queries
 from rules.actions import Call, DiseaseSheet, Sheet
 from rules.backup import references
 from rules.damage import Attack, Collision, Drowning, Fall, Gas
@@ -57,6 +59,10 @@ def play_every_kind(world: World) -> None:
     assert co_gm_link is not None
     actions.claim_invitation(Invitation.objects.get(pk=co_gm_link.details["invitation"]).token, world.player_a)
     actions.remove_co_gm(a, world.player_a, by=gm)
+    # Time between sessions (issue 52): turned on, one tick.
+    runs_from = datetime(2026, 12, 7, 5, tzinfo=UTC)
+    actions.set_running_time(a, by=gm, runs=True, rate=engine.DAY, hour=6, zone="Europe/Madrid", now=runs_from)
+    actions.tick(a, now=runs_from + timedelta(days=2))
     actions.start_session(a, by=gm)  # game sessions (issue 25)
     actions.end_session(a, by=gm)
     actions.share_recap(a, 1, by=gm)
@@ -82,7 +88,8 @@ def test_every_action_writes_a_payload_that_reads_back_as_itself(world: World):
 
 def test_every_reference_is_found_and_mapped(world: World):
     play_every_kind(world)
-    characters = {world.char_a1.pk, world.char_a2.pk, world.npc_a.pk}
+    # Whom an entry names: those it is about, or any character of the campaign (an advance names everyone resting).
+    characters = set(Character.everyone.filter(campaign=world.campaign_a).values_list("pk", flat=True))
     for event in Event.objects.filter(campaign=world.campaign_a):
         payload = events.payload_of(event)
         found = references.references(payload)
