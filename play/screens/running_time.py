@@ -82,9 +82,10 @@ def control(drawing: Drawing) -> dict[str, Any]:
 
 
 def control_closed(request: HttpRequest, drawing: Drawing) -> list[str]:
-    """After the control acted: drawn fresh (its region is redrawn only by a change: an unchanged form, too)."""
-    context = {"campaign": drawing.campaign, "form": RunningTimeForm(campaign=drawing.campaign)}
-    return [part("running-time-control", render_to_string("components/running_time_control.html", context, request))]
+    """After the control acted: the whole form drawn fresh, what was typed ("12 horas por día") said as the campaign
+    keeps it ("12 h"), as a reload draws it — unless the GM typed on meanwhile (static/js/screen.js)."""
+    context = {"campaign": drawing.campaign, "form": RunningTimeForm(campaign=drawing.campaign), "drawing": drawing}
+    return [part("form-running-time", render_to_string("components/running_time_form.html", context, request), "outer")]
 
 
 def tick_preview(campaign: Campaign, roster: list[Character]) -> tuple[queries.AdvancePreview, PreviewInWords] | None:

@@ -28,7 +28,8 @@ def running_time(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid() and (outcome := form.apply(acting(request))) is not None:
         if not request.htmx:
             return redirect("campaign", campaign.pk)
-        return render_changes(request, campaign, outcome, PARTY_VIEW, closing=partial(control_closed, request))
+        closing = partial(control_closed, request)
+        return render_changes(request, campaign, outcome, PARTY_VIEW, closing=closing, focus="running-rate")
     template = "components/running_time_form.html"
     context = {"campaign": campaign, "form": form, "title": _("Tiempo entre sesiones"), "template": template}
     if not request.htmx:
