@@ -1,4 +1,4 @@
-"""Time that runs between sessions, as a schedule: when each day's tick falls and how much campaign time it carries.
+"""Time that runs between sessions, as a schedule (docs/rules.md §7.15): when each day's tick falls and what it carries.
 
 A campaign whose time runs gets one tick a real day, at an hour of the campaign's time zone. A tick advances the clock
 by the rate (campaign seconds per real day) times the real time it counts: from the moment counting began (the last

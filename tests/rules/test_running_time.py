@@ -10,13 +10,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from campaigns import running_time
+from campaigns.clock import format_clock
 from campaigns.models import Campaign, Event
 from characters.models import Character
 from play.log.story import entry_for
 from rules import actions, engine, events, mapping, queries
 from rules.damage import Attack
 from rules.events import EventKind
-from tests.helpers import World, make_user, refused, run_at_once
+from tests.helpers import World, fall_ill, make_user, plague, refused, run_at_once
 
 # 06:00 in Madrid in winter is 05:00 UTC.
 MONDAY = datetime(2026, 12, 7, 5, 0, tzinfo=UTC)
@@ -239,3 +240,59 @@ def ticked_as_the_engine_says(rate, hour, gaps, damage):
         total += expected
     campaign.refresh_from_db()
     assert campaign.clock == total
+
+
+def test_a_death_in_a_tick_is_logged_with_its_second(world: World):
+    a, gm, aldara = world.campaign_a, world.gm_a, world.char_a1
+    fall_ill(world, aldara, plague())  # a serious illness: PG lost every week
+    actions.apply_damage(a, [aldara], Attack(amount=health(aldara, a).pg - 1), by=gm)
+    Character.objects.filter(pk=aldara.pk).update(rests_between_sessions=False)  # held prisoner: no rest
+    a = turned_on(a, gm, MONDAY, rate=engine.WEEK)
+    before = health(aldara, a)
+    tick = actions.tick(a, now=MONDAY + 2 * DAY).event
+    assert tick is not None
+    died = health(aldara, a)
+    assert died == engine.advance(before, 2 * engine.WEEK, resting=False) and died.died_at is not None
+    lines = entry_for(tick, {aldara.pk: "Aldara"}).lines
+    assert f"Aldara muere ({format_clock(died.died_at)})" in lines
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_tick_racing_the_gms_blow_and_the_gm_turning_it_off_gives_one_of_the_orders():
+    gm = make_user("gm")
+    campaign = Campaign.objects.create(name="Carrera", gm=gm)
+    aldara = Character.objects.create(campaign=campaign, name="Aldara", constitution=8)
+    actions.apply_damage(campaign, [aldara], Attack(amount=20), by=gm)
+    turned_on(campaign, gm, MONDAY)
+    blow = lambda: actions.apply_damage(campaign.pk, [aldara.pk], Attack(amount=5), by=gm)  # noqa: E731
+    tick = lambda: actions.tick(campaign.pk, now=MONDAY + DAY)  # noqa: E731
+    assert run_at_once([blow, tick]) == []
+    aldara.refresh_from_db()
+    start = engine.Health(8, [engine.Wound("attack", 20)])
+    hit = engine.Wound("attack", 5)
+    orders = {
+        engine.apply_wound(engine.advance(start, engine.DAY, resting=True), hit).pg,
+        engine.advance(engine.apply_wound(start, hit), engine.DAY, resting=True).pg,
+    }
+    assert aldara.pg in orders and len(ticks(campaign)) == 1
+    off = lambda: actions.set_running_time(  # noqa: E731
+        campaign.pk, by=gm, runs=False, rate=engine.DAY, hour=6, zone="Europe/Madrid", now=MONDAY + 2 * DAY
+    )
+    later = lambda: actions.tick(campaign.pk, now=MONDAY + 2 * DAY + HOUR)  # noqa: E731
+    assert run_at_once([off, later]) == []
+    campaign.refresh_from_db()
+    assert not campaign.runs and len(ticks(campaign)) in (1, 2)  # the tick first, or the time stopped first
+
+
+def test_a_day_across_a_change_of_summer_time_carries_its_real_hours():
+    # 06:00 in Madrid is 05:00 UTC on 28 March 2026 and 04:00 UTC on the 29th (the clocks go forward at 02:00).
+    before = datetime(2026, 3, 28, 5, tzinfo=UTC)
+    after = running_time.next_tick(6, "Europe/Madrid", before)
+    assert after == datetime(2026, 3, 29, 4, tzinfo=UTC)
+    assert running_time.campaign_seconds(engine.DAY, before, after) == 23 * 3600
+    autumn = running_time.next_tick(6, "Europe/Madrid", datetime(2026, 10, 24, 4, tzinfo=UTC))
+    assert autumn == datetime(2026, 10, 25, 5, tzinfo=UTC)  # 25 real hours after the 24th's
+    found = running_time.due(6, "Europe/Madrid", before, datetime(2026, 4, 4, 12, tzinfo=UTC))
+    assert found == running_time.Due(datetime(2026, 4, 4, 4, tzinfo=UTC), 7)
+    # An hour that does not exist that night (02:00 → 03:00): the tick falls at 03:00, summer time.
+    assert running_time.next_tick(2, "Europe/Madrid", before) == datetime(2026, 3, 29, 1, tzinfo=UTC)
