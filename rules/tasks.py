@@ -4,9 +4,9 @@ Each minute one worker (procrastinate defers a periodic job once for each minute
 campaigns whose tick has fallen (rules.queries.ticks_due) and queues one tick job for each, at most one waiting per
 campaign (its queueing lock). Any worker runs a tick job: the action (rules.actions.tick) decides under the campaign's
 lock whether a tick is still due at the job's moment, so that a job run twice, two workers racing or a worker killed in
-the middle (its transaction rolled back; the next minute queues the tick again) make exactly one tick. The moment is
-the job's argument, never the worker's clock: a test or a script injects the wall clock by queueing `due_ticks` with
-the timestamp it wants.
+the middle (its transaction rolled back; the next minute queues the tick again, and the hourly tidy closes the job the
+dead worker held) make exactly one tick. The moment is the job's argument, never the worker's clock: a test or a
+benchmark injects the wall clock by queueing the pass with the moment it wants (`queue_pass`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from django.db import close_old_connections
 from procrastinate import JobContext
 from procrastinate.contrib.django import app
 from procrastinate.exceptions import AlreadyEnqueued
+from procrastinate.jobs import Status
 
 from rules import actions, queries
 from rules.actions import ActionError
@@ -73,9 +74,12 @@ def tick_campaign(campaign_id: int, timestamp: int) -> int | None:
 @app.periodic(cron="7 * * * *", periodic_id="hourly")
 @app.task(queue=QUEUE, name="tidy_queue", pass_context=True)
 async def tidy_queue(context: JobContext, timestamp: int) -> None:
-    """Each hour: a job left "doing" by a worker that died (no heartbeat for a minute) is queued again — a tick is
-    safe to run twice — and the jobs finished more than a day ago are deleted, so that the queue's table stays small."""
+    """Each hour: a job left "doing" by a worker that died (no heartbeat for a minute) is marked aborted — its tick was
+    rolled back with the worker's connection, and the next minute's pass queues it again (it is still due) — and the
+    jobs finished more than a day ago are deleted, so that the queue's table stays small."""
     manager = context.app.job_manager
     for job in await manager.get_stalled_jobs(seconds_since_heartbeat=60):
-        await manager.retry_job(job)
-    await manager.delete_old_jobs(nb_hours=24, queue=QUEUE, include_failed=True, include_cancelled=True)
+        await manager.finish_job(job, status=Status.ABORTED, delete_job=False)
+    await manager.delete_old_jobs(
+        nb_hours=24, queue=QUEUE, include_failed=True, include_cancelled=True, include_aborted=True
+    )

@@ -147,7 +147,7 @@ def test_the_worker_stops_on_sigint_and_sigterm():
     assert connection.is_usable()
 
 
-def test_a_job_left_by_a_dead_worker_is_queued_again_and_old_jobs_go():
+def test_a_job_left_by_a_dead_worker_is_closed_and_the_next_pass_ticks():
     campaign = running_campaign()
     moment = stamp(START + DAY + HOUR)
     with psycopg.connect(database_url()) as holder:
@@ -165,6 +165,10 @@ def test_a_job_left_by_a_dead_worker_is_queued_again_and_old_jobs_go():
         cursor.execute("UPDATE procrastinate_workers SET last_heartbeat = now() - interval '2 minutes'")
     with task_worker():
         tidy_queue.defer(timestamp=moment)
+        settled()
+        assert ProcrastinateJob.objects.get(task_name="tick_campaign").status == "aborted"
+        assert ticks(campaign) == []
+        due_ticks.defer(timestamp=moment + 60)  # the next minute's pass
         settled()
     assert len(ticks(campaign)) == 1
     assert not ProcrastinateJob.objects.filter(status="doing").exists()
