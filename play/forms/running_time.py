@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -41,6 +42,30 @@ def without_accents(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
 
 
+HOURS = tuple((str(hour), f"{hour:02d}:00") for hour in range(24))
+
+
+@dataclass(frozen=True)
+class Control:
+    """What the GM's control shows (components/running_time_control.html): the campaign's schedule, or what was sent
+    with its refusals. Plain values, so that its region is drawn once for every table alike and kept (play.screens)."""
+
+    runs: bool
+    rate: str
+    hour: str
+    zone: str
+    rate_errors: tuple[str, ...] = ()
+    hour_errors: tuple[str, ...] = ()
+    zone_errors: tuple[str, ...] = ()
+    other_errors: tuple[str, ...] = ()
+    hours: tuple[tuple[str, str], ...] = HOURS
+    zones: tuple[str, ...] = ZONES
+
+
+def control_of(campaign: Campaign) -> Control:
+    return Control(campaign.runs, format_duration(campaign.run_rate), str(campaign.run_hour), campaign.run_zone)
+
+
 class RunningTimeForm(ActionForm[Actor, actions.Outcome], forms.Form):
     runs = forms.BooleanField(label=_("El tiempo corre entre sesiones"), required=False)
     rate = forms.CharField(
@@ -48,9 +73,7 @@ class RunningTimeForm(ActionForm[Actor, actions.Outcome], forms.Form):
         max_length=100,
         help_text=_("Por ejemplo 1 día, 12 horas o 1 semana."),
     )
-    hour = forms.TypedChoiceField(
-        label=_("a las"), choices=[(str(hour), f"{hour:02d}:00") for hour in range(24)], coerce=int
-    )
+    hour = forms.TypedChoiceField(label=_("a las"), choices=HOURS, coerce=int)
     zone = forms.CharField(label=_("Zona horaria"), max_length=64, help_text=_("Como Europe/Madrid."))
 
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
@@ -64,12 +87,29 @@ class RunningTimeForm(ActionForm[Actor, actions.Outcome], forms.Form):
         }
         super().__init__(*args, **kwargs)
         self.campaign = campaign
-        self.fields["zone"].widget.attrs.update(list="running-zones", autocomplete="off", spellcheck="false")
-        self.fields["rate"].widget.attrs.update(autocomplete="off")
 
-    @property
-    def zones(self) -> tuple[str, ...]:
-        return ZONES
+    def control(self) -> Control:
+        """What the control shows of this form: what was sent, with its refusals (a fresh form: the campaign's)."""
+        if not self.is_bound:
+            return control_of(self.campaign)
+
+        def sent(name: str) -> str:
+            value = self.data.get(name, "")
+            return value if isinstance(value, str) else ""
+
+        def errors(name: str | None) -> tuple[str, ...]:
+            return tuple(str(message) for message in self.errors.get(name or "__all__", ()))
+
+        return Control(
+            bool(self.data.get("runs")),
+            sent("rate"),
+            sent("hour"),
+            sent("zone"),
+            errors("rate"),
+            errors("hour"),
+            errors("zone"),
+            errors(None),
+        )
 
     def clean_rate(self) -> int:
         typed = self.cleaned_data["rate"]

@@ -171,7 +171,7 @@ SCREENS: dict[Screen, list[Region]] = {
         Region("resting", "components/resting.html", resting, lambda d: d.touch.roster, kept=True),
         Region("party-view", "components/party_view_control.html", party_view, lambda d: d.touch.campaign),
         NEXT_TICK,
-        Region("running-time-control", "components/running_time_control.html", control, control_touched),
+        Region("running-time-control", "components/running_time_control.html", control, control_touched, kept=True),
         Region(
             "calls",
             "components/called_checks.html",

@@ -16,7 +16,7 @@ from campaigns import running_time
 from campaigns.clock import SPOKEN_UNITS, format_clock, format_duration
 from campaigns.models import Campaign
 from characters.models import Character
-from play.forms.running_time import RunningTimeForm
+from play.forms.running_time import RunningTimeForm, control_of
 from play.screens.drawing import part
 from play.screens.preview import PreviewInWords, preview_in_words
 from rules import queries
@@ -77,8 +77,8 @@ def control_touched(drawing: Drawing) -> bool:
 
 
 def control(drawing: Drawing) -> dict[str, Any]:
-    """The region "running-time-control": the GM's form, as the campaign's row has it now."""
-    return {"form": RunningTimeForm(campaign=drawing.campaign)}
+    """The region "running-time-control": the GM's form as the campaign's row has it now, in plain values (kept)."""
+    return {"control": control_of(drawing.campaign)}
 
 
 def control_closed(request: HttpRequest, drawing: Drawing) -> list[str]:

@@ -31,7 +31,13 @@ def running_time(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
         closing = partial(control_closed, request)
         return render_changes(request, campaign, outcome, PARTY_VIEW, closing=closing, focus="running-rate")
     template = "components/running_time_form.html"
-    context = {"campaign": campaign, "form": form, "title": _("Tiempo entre sesiones"), "template": template}
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "control": form.control(),
+        "title": _("Tiempo entre sesiones"),
+        "template": template,
+    }
     if not request.htmx:
         return render(request, "action_page.html", context, status=400 if form.errors else 200)
     response = render(request, "components/running_time_control.html", context, status=422 if form.errors else 200)
