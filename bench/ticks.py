@@ -70,7 +70,13 @@ def last_event() -> int:
 @contextmanager
 def worker() -> Iterator[subprocess.Popen[bytes]]:
     """One task queue worker on this benchmark's database, as `make run` starts it; stopped after."""
-    env = {**os.environ, "DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": "config.settings"}
+    # Its log at WARNING: a line for each of the 1,000 ticks (rules.tasks) would be most of this run's output.
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "LOG_LEVEL": "WARNING",
+    }
     process = subprocess.Popen([sys.executable, "manage.py", "procrastinate", "worker"], cwd=ROOT, env=env)
     try:
         time.sleep(2)  # it connects and listens
