@@ -4,7 +4,7 @@ under 60 s with one worker), against the same ticks called in this process (the 
 Each campaign has 6 characters, each wounded (a tick then writes every one of them), its time running at a day per
 day from 06:00 in Madrid. Day 1: the floor, `rules.actions.tick` called here for each campaign, one after another.
 Day 2: the same work through the task queue — one `due_ticks` job queued with the moment, as each minute's periodic job
-is, and one worker process (`manage.py procrastinate worker`, as `make run` starts it) running the 1,000 tick jobs it
+is, and one worker process (`manage.py worker`, as `make run` starts it) running the 1,000 tick jobs it
 queues — timed from the queueing to the last tick's entry. Prints both, the ratio, and the goal.
 
 `ticking` is also what bench/live.py's row "while ticks run" uses: a worker ticking these campaigns, day after day,
@@ -77,7 +77,7 @@ def worker() -> Iterator[subprocess.Popen[bytes]]:
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "LOG_LEVEL": "WARNING",
     }
-    process = subprocess.Popen([sys.executable, "manage.py", "procrastinate", "worker"], cwd=ROOT, env=env)
+    process = subprocess.Popen([sys.executable, "manage.py", "worker"], cwd=ROOT, env=env)
     try:
         time.sleep(2)  # it connects and listens
         yield process

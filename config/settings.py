@@ -184,7 +184,7 @@ AXES_DISABLE_ACCESS_LOG = True  # failures are what it counts; a row per success
 MAX_REQUEST_BYTES = int(os.environ.get("MAX_REQUEST_BYTES", str(6 * 1024 * 1024)))
 # Sign-ups from one client address in one hour (SIGNUP_OPEN=0 closes sign-up altogether).
 SIGNUPS_PER_HOUR = int(os.environ.get("SIGNUPS_PER_HOUR", "5"))
-# The task queue's workers (`manage.py procrastinate worker`, README "Running on several machines"): how many jobs one
+# The task queue's workers (`manage.py worker`, README "Running on several machines"): how many jobs one
 # runs at once, and how long a stopping worker lets a job in hand finish (a tick is one transaction: one cut short is
 # rolled back and runs again at the next pass).
 PROCRASTINATE_WORKER_DEFAULTS = {

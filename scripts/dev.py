@@ -83,7 +83,7 @@ def run() -> int:
     # leaves it out (another host runs the workers: README "Running on several machines").
     worker = None
     if env_bool("TASK_WORKER", True):
-        worker = subprocess.Popen([PYTHON, "manage.py", "procrastinate", "worker"], cwd=ROOT)
+        worker = subprocess.Popen([PYTHON, "manage.py", "worker"], cwd=ROOT)
         print("A task queue worker runs beside it: time between sessions ticks.", flush=True)
     print(f"\nServing on http://{host}:{port}/  (Ctrl-C stops it)\n", flush=True)
     server = subprocess.Popen(

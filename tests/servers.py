@@ -79,7 +79,7 @@ def asgi_server(**settings_env: str):
 
 @contextmanager
 def task_worker(**settings_env: str):
-    """Start a task queue worker (`manage.py procrastinate worker`, as `make run` and Docker run it) on the test
+    """Start a task queue worker (`manage.py worker`, as `make run` and Docker run it) on the test
     database; yield its process once it has said it is there (its row in procrastinate_workers); stop it (SIGTERM, a
     graceful stop) unless the test killed it."""
     from procrastinate.contrib.django.models import ProcrastinateWorker
@@ -87,7 +87,7 @@ def task_worker(**settings_env: str):
     env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "1", **settings_env}
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     known = set(ProcrastinateWorker.objects.values_list("id", flat=True))
-    process = subprocess.Popen([sys.executable, "manage.py", "procrastinate", "worker"], cwd=ROOT, env=env)
+    process = subprocess.Popen([sys.executable, "manage.py", "worker"], cwd=ROOT, env=env)
     try:
         deadline = time.monotonic() + 30
         while not set(ProcrastinateWorker.objects.values_list("id", flat=True)) - known:

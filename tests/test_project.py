@@ -74,7 +74,7 @@ def test_docker_compose_services():
     worker = services["worker"]  # the task queue's: the ticks of time between sessions, on the same database
     assert worker["build"] == "." and worker["environment"] == services["web1"]["environment"]
     assert worker["depends_on"]["db"]["condition"] == "service_healthy"
-    assert worker["command"].index("migrate") < worker["command"].index("manage.py procrastinate worker")
+    assert worker["command"].index("migrate") < worker["command"].index("manage.py worker")
     assert "ports" not in worker
 
 
