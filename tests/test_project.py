@@ -76,6 +76,7 @@ def test_docker_compose_services():
     assert worker["depends_on"]["db"]["condition"] == "service_healthy"
     assert worker["command"].index("migrate") < worker["command"].index("manage.py worker")
     assert "ports" not in worker
+    assert worker["restart"] == "unless-stopped"
 
 
 def test_dockerfile_serves_the_same_asgi_app():
