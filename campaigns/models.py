@@ -288,3 +288,38 @@ class GameSession(models.Model):
     @property
     def shared(self) -> bool:
         return self.shared_at is not None
+
+
+class TokenScope(models.TextChoices):
+    """What a personal access token may do through the API (play.api): read, or read and act."""
+
+    READ = "read", _("leer")
+    ACT = "act", _("leer y actuar")
+
+
+class AccessToken(models.Model):
+    """A personal access token for the API (play.api): it acts as its account, with exactly that account's rights
+    (campaigns.access), only reading unless its scope says otherwise, at one campaign only if it names one, until it
+    expires or is revoked. Only its digest is kept: the token itself is shown once, when it is made
+    (rules.actions.tokens). Not game state: never logged, never in a campaign's export."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="access_tokens")
+    name = models.CharField(_("nombre"), max_length=100)
+    digest = models.CharField(max_length=64, unique=True, editable=False)  # SHA-256 of the token, in hex
+    prefix = models.CharField(_("empieza por"), max_length=12, editable=False)  # to tell tokens apart in the list
+    scope = models.CharField(_("permiso"), max_length=10, choices=TokenScope.choices, default=TokenScope.READ)
+    campaign = models.ForeignKey(
+        Campaign, null=True, blank=True, on_delete=models.CASCADE, related_name="+", verbose_name=_("solo la campaña")
+    )
+    expires = models.DateTimeField(_("caduca"), null=True, blank=True)
+    created = models.DateTimeField(_("creado"), auto_now_add=True)
+    last_used = models.DateTimeField(_("último uso"), null=True, blank=True)
+    revoked = models.DateTimeField(_("anulado"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("token de acceso")
+        verbose_name_plural = _("tokens de acceso")
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.name} ({self.prefix}…)"

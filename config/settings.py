@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "django_htmx",
+    "ninja",  # django-ninja: the API (play.api), its interactive page's files served from here
     "config.axes_app.Axes",  # django-axes (its admin section named in our words)
     "procrastinate.contrib.django",  # the task queue in PostgreSQL: the ticks of time between sessions (rules.tasks)
     "campaigns",

@@ -1,8 +1,9 @@
 """Every page's address. The names are unnamespaced (`home`, `campaign`, `character_edit`, `diseases`, `rules`…)."""
 
-from django.urls import path, register_converter
+from django.urls import include, path, register_converter
 
 from campaigns.models import TOKEN_PATTERN
+from play.api import v1
 from play.views import (
     accounts,
     campaigns,
@@ -40,9 +41,13 @@ CHARACTER = CAMPAIGN + "characters/<int:character_id>/"
 DISEASES = CAMPAIGN + "diseases/"
 
 urlpatterns = [
+    # the API for bots and modules (play.api): a token, no session
+    path("api/v1/", include((v1.urls(), "api"), namespace="api")),
     # campaigns, accounts and invitations
     path("", campaigns.home, name="home"),
     path("accounts/login/", accounts.LoginView.as_view(), name="login"),
+    path("accounts/tokens/", accounts.access_tokens, name="access_tokens"),
+    path("accounts/tokens/<int:token_id>/revoke/", accounts.revoke_access_token, name="access_token_revoke"),
     path("accounts/logout/", accounts.LogoutView.as_view(), name="logout"),
     path("accounts/signup/", accounts.signup, name="signup"),
     # a player's page and a sheet without signal: the service worker (scope: the whole site), the manifest, and which

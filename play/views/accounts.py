@@ -1,24 +1,29 @@
 """Accounts: logging in and signing up, each saying who invited the visitor when they are on their way to an
-invitation."""
+invitation; and the account's personal access tokens for the API."""
 
 import ipaddress
 import re
 from typing import Any
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.request import split_domain_port
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_http_methods
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
 
-from campaigns.models import TOKEN_PATTERN, Invitation
+from campaigns.access import signed_in
+from campaigns.models import TOKEN_PATTERN, AccessToken, Invitation
 from play import throttle
-from play.forms.accounts import LoginForm, SignupForm
+from play.forms.accounts import LoginForm, SignupForm, TokenForm
 from play.forms.fields import posted
+from rules.actions import tokens
 
 
 def invitation_in(next_url: str) -> Invitation | None:
@@ -97,3 +102,33 @@ def signup(request: HttpRequest) -> HttpResponse:
         safe = url_has_allowed_host_and_scheme(next_url, allowed_hosts=None) and next_url.startswith("/")
         return forget_kept_pages(request, redirect(next_url if safe else "home"))
     return render(request, "registration/signup.html", context, status=400 if form.errors else 200)
+
+
+# --- personal access tokens for the API (play.api) ------------------------------------------------------------------
+
+
+MADE = "made_token"  # the token just made, between its POST and the page that shows it
+
+
+@require_http_methods(["GET", "POST"])
+def access_tokens(request: HttpRequest) -> HttpResponse:
+    """The account's tokens for the API: each with its name, what it may do, where, until when and its last use; a
+    new one shown once, on the page that made it."""
+    user = signed_in(request)
+    form = TokenForm(posted(request), user=user)
+    if request.method == "POST" and form.is_valid() and (made := form.apply(user)) is not None:
+        # Shown by the page this redirects to, once: kept in the login session only until that page takes it.
+        row, token = made
+        request.session[MADE] = {"name": row.name, "token": token}
+        return redirect("access_tokens")
+    listed = AccessToken.objects.filter(user=user).select_related("campaign")
+    context = {"form": form, "tokens": listed, "made": request.session.pop(MADE, None), "now": timezone.now()}
+    return render(request, "access_tokens.html", context, status=400 if form.errors else 200)
+
+
+@require_POST
+def revoke_access_token(request: HttpRequest, token_id: int) -> HttpResponse:
+    """Revoke one of the account's tokens, at once (a stream it holds open ends with it)."""
+    if not tokens.revoke_token(signed_in(request), token_id):
+        messages.info(request, _("Ese token ya estaba anulado o no es tuyo."))
+    return redirect("access_tokens")

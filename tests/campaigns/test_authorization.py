@@ -125,6 +125,23 @@ MATRIX = {
     "cancel_check": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 400})),
     "party_view": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "running_time": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
+    # An account's own tokens: every signed-in account has its page; the anonymous visitor goes to the login page.
+    "access_tokens": ("get", lambda w: {}, {**{p: 200 for p in PERSONAS}, "anonymous": 302}),
+    "access_token_revoke": ("post", lambda w: {"token_id": 1}, {**{p: 302 for p in PERSONAS}, "anonymous": 302}),
+    # The API answers a token, never a login session: every persona's session gets 401 (tests/play/test_api.py has
+    # the tokens' own matrix).
+    **{
+        route: ("get", kwargs, {persona: 401 for persona in PERSONAS})
+        for route, kwargs in (
+            ("api:campaigns", lambda w: {}),
+            ("api:campaign", lambda w: {"campaign_id": w.campaign_a.pk}),
+            ("api:characters", lambda w: {"campaign_id": w.campaign_a.pk}),
+        )
+    },
+    "api:api-root": ("get", lambda w: {}, {persona: 404 for persona in PERSONAS}),  # nothing at the bare root
+    # The API's document and its interactive page are public (they say what the API is, nothing of anyone's).
+    "api:openapi-json": ("get", lambda w: {}, {persona: 200 for persona in PERSONAS}),
+    "api:openapi-view": ("get", lambda w: {}, {persona: 200 for persona in PERSONAS}),
     "tick_preview": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "undo": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 302})),
     # "Entendido" on "Desde tu última visita": anyone who sees the campaign puts their own panel away.
@@ -189,10 +206,10 @@ def route_names(resolver=None, namespace: str = "") -> set[str]:
         if isinstance(pattern, URLResolver):
             if pattern.namespace == "admin":
                 continue  # the Django admin checks is_staff itself; tested in test_admin
-            names |= route_names(pattern, namespace)
+            names |= route_names(pattern, f"{pattern.namespace}:" if pattern.namespace else namespace)
         elif isinstance(pattern, URLPattern):
             assert pattern.name, f"route {pattern.pattern} has no name"
-            names.add(pattern.name)
+            names.add(namespace + pattern.name)
     return names
 
 

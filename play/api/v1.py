@@ -1,0 +1,189 @@
+"""Version 1 of the API (play.api): the token check, the refusals, and the reads of a campaign as its audience sees
+it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.urls import URLPattern, URLResolver
+from django.utils.translation import gettext as _
+from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.security import HttpBearer
+
+from campaigns import access
+from campaigns.clock import format_clock
+from campaigns.models import AccessToken, Campaign, PartyView
+from play.api.schemas import CampaignOut, CharacterOut, CharactersOut, CompanionOut, IllnessOut, WoundOut
+from play.party import companion
+from play.screens.cards import Card, penalty_words
+from play.screens.snapshot import Snapshot
+from rules import engine, explained
+from rules.actions import tokens
+from rules.models import disease_name
+
+
+class Bearer(HttpBearer):
+    """`Authorization: Bearer 12p_…`: a live token of an active account (rules.actions.tokens.token_for), or 401."""
+
+    def authenticate(self, request: HttpRequest, token: str) -> AccessToken | None:
+        return tokens.token_for(token)
+
+
+api = NinjaAPI(
+    title="12Plus",
+    version="1",
+    description="La API del tracker de campañas de Sistema 12Plus: lo que cada token puede ver y hacer es lo que su "
+    "cuenta puede en las páginas.",
+    urls_namespace="api",
+    auth=Bearer(),
+    docs_url="/docs",
+    openapi_url="/openapi.json",
+)
+
+
+def problem(request: HttpRequest, status: int, title: str, detail: str = "") -> HttpResponse:
+    """A refusal as RFC 9457 says (`application/problem+json`): its status, title and detail in the request's
+    language."""
+    body: dict[str, Any] = {"type": "about:blank", "title": title, "status": status}
+    if detail:
+        body["detail"] = detail
+    return HttpResponse(json.dumps(body, ensure_ascii=False), status=status, content_type="application/problem+json")
+
+
+@api.exception_handler(AuthenticationError)
+def unauthenticated(request: HttpRequest, error: AuthenticationError) -> HttpResponse:
+    response = problem(request, 401, _("Falta un token válido"), _("Envía «Authorization: Bearer» con un token vivo."))
+    response["WWW-Authenticate"] = 'Bearer realm="12plus"'
+    return response
+
+
+@api.exception_handler(Http404)
+def not_found(request: HttpRequest, error: Http404) -> HttpResponse:
+    return problem(request, 404, _("No existe, o este token no puede verlo"))
+
+
+@api.exception_handler(ValidationError)
+def invalid(request: HttpRequest, error: ValidationError) -> HttpResponse:
+    return problem(request, 422, _("Datos no válidos"), "; ".join(str(e.get("msg", "")) for e in error.errors))
+
+
+@api.exception_handler(HttpError)
+def http_error(request: HttpRequest, error: HttpError) -> HttpResponse:
+    return problem(request, error.status_code, str(error))
+
+
+# --- reads ------------------------------------------------------------------------------------------------------------
+
+
+def token_of(request: HttpRequest) -> AccessToken:
+    token = request.auth  # type: ignore[attr-defined]  # set by Bearer
+    assert isinstance(token, AccessToken)
+    return token
+
+
+def campaign_of(request: HttpRequest, campaign_id: int) -> Campaign:
+    """A campaign this token's account sees (and the token is not limited to another), or 404."""
+    token = token_of(request)
+    if token.campaign_id is not None and token.campaign_id != campaign_id:
+        raise Http404
+    return access.campaign_for_user(token.user, campaign_id)
+
+
+def campaign_out(campaign: Campaign) -> CampaignOut:
+    return CampaignOut(
+        id=campaign.pk,
+        name=campaign.name,
+        clock=campaign.clock,
+        clock_words=format_clock(campaign.clock),
+        party_view=PartyView(campaign.party_view).value,
+    )
+
+
+@api.get("/campaigns", response=list[CampaignOut], url_name="campaigns", summary="Las campañas de la cuenta")
+def campaigns(request: HttpRequest) -> list[CampaignOut]:
+    token = token_of(request)
+    seen = access.campaigns_of(token.user)
+    if token.campaign_id is not None:
+        seen = seen.filter(pk=token.campaign_id)
+    return [campaign_out(campaign) for campaign in seen.order_by("name", "id")]
+
+
+@api.get("/campaigns/{campaign_id}", response=CampaignOut, url_name="campaign", summary="Una campaña")
+def campaign(request: HttpRequest, campaign_id: int) -> CampaignOut:
+    return campaign_out(campaign_of(request, campaign_id))
+
+
+def character_out(card: Card) -> CharacterOut:
+    health, character = card.health, card.character
+    condition = engine.condition_of(health)
+    return CharacterOut(
+        id=character.pk,
+        name=character.name,
+        player=character.player.username if character.player is not None else None,
+        pg=health.pg,
+        max_pg=health.max_pg,
+        dead=health.dead,
+        condition=condition,
+        condition_word=str(explained.CONDITIONS[condition]),
+        penalties=penalty_words(health),
+        wounds=[
+            WoundOut(kind=line.kind, outstanding=line.outstanding, healing_time=line.healing_time, treated=line.treated)
+            for line in card.wounds
+        ],
+        illnesses=[
+            IllnessOut(
+                name=disease_name(line.illness.name),
+                treated=line.illness.treated,
+                medicated=line.illness.medicated,
+                cured=line.illness.cured_at is not None,
+            )
+            for line in card.illnesses
+        ],
+    )
+
+
+@api.get(
+    "/campaigns/{campaign_id}/characters",
+    response=CharactersOut,
+    url_name="characters",
+    summary="Los personajes, como los ves",
+)
+def characters(request: HttpRequest, campaign_id: int) -> CharactersOut:
+    """Those this account sees in full (every one for a GM, their own for a player), and a player's companions as the
+    party view shows them: PG exact, or one word, or nothing at all (a hidden one is not here, name and all)."""
+    campaign = campaign_of(request, campaign_id)
+    audience = access.audience_of(token_of(request).user, campaign)
+    state = Snapshot(campaign)
+    roster = state.roster
+    own = state.cards_of(roster.seen_by(audience))
+    companions = [
+        companion(card.character, card.health, access.seen_as(card.character, campaign), card.band)
+        for card in state.cards_of(roster.companions_of(audience))
+    ]
+    return CharactersOut(
+        characters=[character_out(card) for card in own],
+        companions=[
+            CompanionOut(
+                name=c.name,
+                player=c.player,
+                pg=c.pg,
+                max_pg=c.max_pg,
+                dead=c.dead if c.exact else None,
+                condition=c.condition or None,
+                condition_word=c.word or None,
+            )
+            for c in companions
+        ],
+    )
+
+
+def urls() -> list[URLPattern | URLResolver]:
+    """The API's URLs, each open without a login session (a token is its own login: Bearer above)."""
+    patterns: list[URLPattern | URLResolver] = api.urls[0]
+    for pattern in patterns:
+        if isinstance(pattern, URLPattern):
+            pattern.callback.login_required = False  # type: ignore[attr-defined]  # read by LoginRequiredMiddleware
+    return patterns
