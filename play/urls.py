@@ -3,7 +3,7 @@
 from django.urls import include, path, register_converter
 
 from campaigns.models import TOKEN_PATTERN
-from play.api import v1
+from play import api
 from play.views import (
     accounts,
     campaigns,
@@ -42,7 +42,7 @@ DISEASES = CAMPAIGN + "diseases/"
 
 urlpatterns = [
     # the API for bots and modules (play.api): a token, no session
-    path("api/v1/", include((v1.urls(), "api"), namespace="api")),
+    path("api/v1/", include((api.urls(), "api"), namespace="api")),
     # campaigns, accounts and invitations
     path("", campaigns.home, name="home"),
     path("accounts/login/", accounts.LoginView.as_view(), name="login"),

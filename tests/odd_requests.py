@@ -300,6 +300,8 @@ ROUTES: dict[str, Route] = {
     "api:campaigns": Route(("get",), examples=10),
     "api:campaign": Route(("get",), in_a, examples=10),
     "api:characters": Route(("get",), in_a, examples=10),
+    "api:damage": Route(("post",), in_a, data=lambda t: {"characters": "1", "kind": "gas", "turns": "1"}, examples=10),
+    "api:undo": Route(("post",), in_a, examples=10),
     "api:openapi-json": Route(("get",), examples=5),
     "api:openapi-view": Route(("get",), examples=5),
     "undo": Route(("post",), in_a, data=lambda t: {"event": str(t.event.pk)}, examples=40),

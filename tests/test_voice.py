@@ -95,6 +95,7 @@ def every_form(world: World) -> list[Build]:
         "checks": CalledCheck.objects.filter(campaign=world.campaign_a),
         "answerable": {world.char_a1.pk},
         "request": request,  # the login form's: django-axes counts the attempts by it
+        "user": user,  # an API token's account (play.forms.accounts.TokenForm)
     }
     builds: list[Build] = [partial(build, cls, keyword_arguments(cls, pool)) for cls in app_form_classes()]
     builds += [

@@ -5,3 +5,19 @@ A call carries a personal access token (`Authorization: Bearer 12p_…`, campaig
 account, with exactly that account's rights (campaigns.access, nothing written again), no session and no CSRF. A
 refusal is `application/problem+json` (RFC 9457).
 """
+
+from django.urls import URLPattern, URLResolver
+
+from play.api import acts, v1
+
+__all__ = ["acts", "urls", "v1"]
+
+
+def urls() -> list[URLPattern | URLResolver]:
+    """The API's URLs (its reads, play.api.v1, and its actions, play.api.acts), each open without a login session (a
+    token is its own login: play.api.v1.Bearer)."""
+    patterns: list[URLPattern | URLResolver] = v1.api.urls[0]
+    for pattern in patterns:
+        if isinstance(pattern, URLPattern):
+            pattern.callback.login_required = False  # type: ignore[attr-defined]  # read by LoginRequiredMiddleware
+    return patterns

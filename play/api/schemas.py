@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from ninja import Schema
+from pydantic import ConfigDict
 
 
 class CampaignOut(Schema):
@@ -58,3 +61,34 @@ class CompanionOut(Schema):
 class CharactersOut(Schema):
     characters: list[CharacterOut]
     companions: list[CompanionOut]
+
+
+class DamageIn(Schema):
+    """A blow, as the GM's damage form takes it (rules.damage): `kind` and what that kind needs; nothing else (a
+    misspelt field is refused, not ignored)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    characters: list[int]
+    kind: Literal["attack", "collision", "fall", "drowning", "gas"]
+    amount: int | None = None  # an attack: PG, or `dice`
+    dice: str | None = None  # an attack: dice notation, rolled by the server ("2d6+1")
+    speed_kmh: int | None = None  # a collision
+    height_m: int | None = None  # a fall
+    difficulty: int | None = None  # a fall: its check's difficulty (12 if not given)
+    weight_kg: int | None = None  # a collision or a fall: None, each character's own
+    turns: int | None = None  # drowning or gas
+
+
+class EventOut(Schema):
+    id: int
+    kind: str
+    title: str  # in the request's language, as the log says it
+    lines: list[str]
+
+
+class ActedOut(Schema):
+    """What an action did: the entry it logged and the characters it touched, as the token's account sees them."""
+
+    event: EventOut | None
+    characters: list[CharacterOut]

@@ -138,6 +138,10 @@ MATRIX = {
             ("api:characters", lambda w: {"campaign_id": w.campaign_a.pk}),
         )
     },
+    **{
+        route: ("post", lambda w: {"campaign_id": w.campaign_a.pk}, {persona: 401 for persona in PERSONAS})
+        for route in ("api:damage", "api:undo")
+    },
     "api:api-root": ("get", lambda w: {}, {persona: 404 for persona in PERSONAS}),  # nothing at the bare root
     # The API's document and its interactive page are public (they say what the API is, nothing of anyone's).
     "api:openapi-json": ("get", lambda w: {}, {persona: 200 for persona in PERSONAS}),

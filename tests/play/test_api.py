@@ -172,3 +172,74 @@ def test_the_account_page_makes_shows_once_lists_and_revokes_tokens(world: World
     other.force_login(world.gm_b)
     other.post(f"/accounts/tokens/{row.pk}/revoke/")  # someone else's: nothing (and no word of it existing)
     assert AccessToken.objects.get(pk=row.pk).revoked is not None
+
+
+def post(path: str, token: str | None, body: object | None = None):
+    headers = bearer(token) if token else {}
+    return Client().post(f"/api/v1{path}", data=body, content_type="application/json", headers=headers)
+
+
+def test_a_gm_tokens_blow_goes_through_the_action_and_answers_the_entry(world: World):
+    a, gm = world.campaign_a, world.gm_a
+    token = token_of(gm, scope=TokenScope.ACT)
+    answer = post(f"/campaigns/{a.pk}/damage", token, {"characters": [world.char_a1.pk], "kind": "attack", "amount": 5})
+    assert answer.status_code == 200, answer.content
+    body = answer.json()
+    assert (
+        body["event"]["title"] == "Daño: Ataque físico directo"
+        and "Aldara pierde 5 PG (80 → 75)" in body["event"]["lines"]
+    )
+    assert [c["pg"] for c in body["characters"]] == [75]
+    event = body["event"]["id"]
+    assert post(f"/campaigns/{a.pk}/undo?event={event + 1}", token).status_code == 409  # not the latest
+    undone = post(f"/campaigns/{a.pk}/undo?event={event}", token)
+    assert undone.status_code == 200 and undone.json()["characters"][0]["pg"] == 80
+    assert post(f"/campaigns/{a.pk}/undo?event={event}", token).status_code == 409  # twice: nothing more
+
+
+@pytest.mark.parametrize(
+    ("persona", "scope", "status"),
+    [
+        ("gm_a", TokenScope.READ, 403),
+        ("co_gm", TokenScope.ACT, 200),
+        ("player_a", TokenScope.ACT, 403),
+        ("gm_b", TokenScope.ACT, 404),
+        ("outsider", TokenScope.ACT, 404),
+    ],
+)
+def test_only_a_token_that_may_act_for_a_gm_acts(world: World, persona: str, scope: str, status: int):
+    token = token_of(getattr(world, persona), scope=scope)
+    blow = {"characters": [world.char_a1.pk], "kind": "gas", "turns": 1}
+    answer = post(f"/campaigns/{world.campaign_a.pk}/damage", token, blow)
+    assert answer.status_code == status
+    assert Character.objects.get(pk=world.char_a1.pk).pg == (80 - 1 if status == 200 else 80)
+    if status != 200:
+        assert answer["Content-Type"] == "application/problem+json"
+
+
+def test_odd_blows_are_refused_with_a_problem_and_change_nothing(world: World):
+    a = world.campaign_a
+    token = token_of(world.gm_a, scope=TokenScope.ACT)
+    for blow in (
+        {"characters": [world.char_a1.pk], "kind": "attack", "amount": 10**9},
+        {"characters": [world.char_a1.pk], "kind": "attack", "amount": "false"},
+        {"characters": [world.char_a1.pk], "kind": "attack", "dice": "999d99999999"},
+        {"characters": [world.char_a1.pk], "kind": "attack", "dice": "2d6\x00"},
+        {"characters": [world.char_a1.pk], "kind": "attack"},
+        {"characters": [world.char_a1.pk], "kind": "fall"},
+        {"characters": [world.char_b.pk], "kind": "gas", "turns": 1},
+        {"characters": [], "kind": "gas", "turns": 1},
+        {"characters": [2**70], "kind": "gas", "turns": 1},
+        {"characters": [world.char_a1.pk], "kind": "meteorito"},
+        {"characters": "²", "kind": "gas"},
+        "false",
+        {"characters": [world.char_a1.pk], "kind": "gas", "turns": 1, "x": "y" * 100_000},
+    ):
+        answer = post(f"/campaigns/{a.pk}/damage", token, blow)
+        assert answer.status_code == 422, (blow if len(str(blow)) < 200 else "long", answer.content[:200])
+        assert answer["Content-Type"] == "application/problem+json" and answer.json()["title"]
+    assert Character.objects.get(pk=world.char_a1.pk).pg == 80
+    broken = Client().post(
+        f"/api/v1/campaigns/{a.pk}/damage", data=b"{\xff", content_type="application/json", headers=bearer(token)
+    )
+    assert broken.status_code in (400, 422)
