@@ -8,6 +8,7 @@ The moments are in the year 2100, so that the passes each worker queues by the r
 import os
 import signal
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import psycopg
@@ -110,18 +111,7 @@ def test_a_worker_killed_in_the_middle_of_a_tick_leaves_nothing_and_the_next_pas
     campaign = running_campaign()
     before = Character.objects.get(campaign=campaign).pg
     moment = stamp(START + DAY + HOUR)
-    # The test holds the campaign's row: the worker's tick waits for it inside its transaction, having started.
-    with psycopg.connect(database_url()) as holder:
-        holder.execute("SELECT 1 FROM campaigns_campaign WHERE id = %s FOR UPDATE", [campaign.pk])
-        with task_worker() as worker:
-            due_ticks.defer(timestamp=moment)
-            deadline = time.monotonic() + 30
-            while not waiting_on(holder.info.backend_pid):
-                assert time.monotonic() < deadline, "the tick never started"
-                time.sleep(0.05)
-            os.kill(worker.pid, signal.SIGKILL)
-            worker.wait()
-        holder.rollback()
+    killed_in_a_tick(campaign, lambda: due_ticks.defer(timestamp=moment))
     # Its connection gone, PostgreSQL rolled its transaction back: no half tick.
     assert ticks(campaign) == []
     campaign.refresh_from_db()
@@ -137,6 +127,22 @@ def test_a_worker_killed_in_the_middle_of_a_tick_leaves_nothing_and_the_next_pas
     assert len(ticks(campaign)) == 1
     campaign.refresh_from_db()
     assert campaign.clock == engine.DAY
+
+
+def killed_in_a_tick(campaign: Campaign, queue: Callable[[], object]) -> None:
+    """A worker `kill -9`'d inside a tick of this campaign: the test holds the campaign's row, so the tick `queue`
+    queues waits for it inside its transaction, having started; then the worker is killed and the row let go."""
+    with psycopg.connect(database_url()) as holder:
+        holder.execute("SELECT 1 FROM campaigns_campaign WHERE id = %s FOR UPDATE", [campaign.pk])
+        with task_worker() as worker:
+            queue()
+            deadline = time.monotonic() + 30
+            while not waiting_on(holder.info.backend_pid):
+                assert time.monotonic() < deadline, "the tick never started"
+                time.sleep(0.05)
+            os.kill(worker.pid, signal.SIGKILL)
+            worker.wait()
+        holder.rollback()
 
 
 def waiting_on(holder: int) -> bool:
@@ -160,17 +166,7 @@ def test_the_worker_stops_on_sigint_and_sigterm():
 def test_a_job_left_by_a_dead_worker_is_closed_and_the_next_pass_ticks():
     campaign = running_campaign()
     moment = stamp(START + DAY + HOUR)
-    with psycopg.connect(database_url()) as holder:
-        holder.execute("SELECT 1 FROM campaigns_campaign WHERE id = %s FOR UPDATE", [campaign.pk])
-        with task_worker() as worker:
-            tick_campaign.defer(campaign_id=campaign.pk, timestamp=moment)
-            deadline = time.monotonic() + 30
-            while not waiting_on(holder.info.backend_pid):
-                assert time.monotonic() < deadline, "the tick never started"
-                time.sleep(0.05)
-            os.kill(worker.pid, signal.SIGKILL)
-            worker.wait()
-        holder.rollback()
+    killed_in_a_tick(campaign, lambda: tick_campaign.defer(campaign_id=campaign.pk, timestamp=moment))
     with connection.cursor() as cursor:  # the dead worker's last heartbeat, as a minute ago
         cursor.execute("UPDATE procrastinate_workers SET last_heartbeat = now() - interval '2 minutes'")
     with task_worker():
