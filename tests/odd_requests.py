@@ -302,6 +302,8 @@ ROUTES: dict[str, Route] = {
     "api:characters": Route(("get",), in_a, examples=10),
     "api:damage": Route(("post",), in_a, data=lambda t: {"characters": "1", "kind": "gas", "turns": "1"}, examples=10),
     "api:undo": Route(("post",), in_a, examples=10),
+    "api:log": Route(("get",), in_a, query=lambda t: {"before": "5"}, examples=10),
+    "api:advance": Route(("post",), in_a, data=lambda t: {"duration": "1d", "preview": "true"}, examples=10),
     "api:openapi-json": Route(("get",), examples=5),
     "api:openapi-view": Route(("get",), examples=5),
     "undo": Route(("post",), in_a, data=lambda t: {"event": str(t.event.pk)}, examples=40),

@@ -6,14 +6,28 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
+from ninja import Status
 
 from campaigns import access
+from campaigns.clock import parse_duration
 from campaigns.models import Campaign, TokenScope
-from play.api.schemas import ActedOut, CharacterOut, DamageIn, EventOut
+from play.api.schemas import (
+    ActedOut,
+    AdvanceIn,
+    CharacterOut,
+    DamageIn,
+    EntryOut,
+    EventOut,
+    LogOut,
+    PreviewOut,
+    PreviewRowOut,
+)
 from play.api.v1 import api, campaign_of, character_out, problem, token_of
+from play.log.pages import LOG_LENGTH, next_page, table_log
 from play.log.story import entry_for
+from play.screens.preview import preview_in_words
 from play.screens.snapshot import Snapshot
-from rules import actions, engine
+from rules import actions, engine, queries
 from rules.damage import Attack, Collision, Damage, Drowning, Fall, Gas
 
 
@@ -101,3 +115,80 @@ def undo(request: HttpRequest, campaign_id: int, event: int | None = None) -> Ac
     except actions.ActionError as error:
         raise Refused(409, error.message, error.field) from error
     return acted(campaign, outcome)
+
+
+@api.get("/campaigns/{campaign_id}/log", response=LogOut, url_name="log", summary="El registro, por páginas")
+def log(request: HttpRequest, campaign_id: int, before: int | None = None) -> LogOut:
+    """The GM's log, 40 entries a page, newest first; `before`: the page before that entry id. (For the campaign's GMs:
+    a player's share of it comes later.)"""
+    campaign = campaign_of(request, campaign_id)
+    if not access.is_gm(token_of(request).user, campaign):
+        raise Refused(403, _("Solo quien lleva la campaña lee su registro por la API."))
+    if before is not None and not 0 < before < 2**63:
+        raise Refused(422, _("«before» debe ser el id de una entrada."))
+    entries = table_log(campaign, before=before)
+    return LogOut(
+        entries=[
+            EntryOut(
+                id=entry.event.pk,
+                kind=entry.event.action,
+                clock_before=entry.event.clock_before,
+                clock_after=entry.event.clock_after,
+                when=entry.when,
+                undone=entry.event.undone,
+                who=entry.who,
+                title=entry.title,
+                lines=entry.lines,
+                details=entry.event.details,
+            )
+            for entry in entries
+        ],
+        before=next_page(entries, LOG_LENGTH),
+    )
+
+
+@api.post(
+    "/campaigns/{campaign_id}/advance",
+    response={200: ActedOut, 202: PreviewOut},
+    url_name="advance",
+    summary="Avanzar el reloj (o ver antes qué pasará)",
+)
+def advance(request: HttpRequest, campaign_id: int, time: AdvanceIn) -> Status[ActedOut | PreviewOut]:
+    """As the clock's form: with `preview`, what the advance will do (202, nothing changed) and the version to apply it
+    at; without it, the advance (refused with 409 when `version` is given and the table changed since)."""
+    campaign = table_of_token(request, campaign_id)
+    seconds = seconds_of(time)
+    by = token_of(request).user
+    try:
+        if time.preview:
+            preview = queries.preview_advance(campaign, seconds, resting=time.resting)
+            words = preview_in_words(preview)
+            rows = [
+                PreviewRowOut(
+                    name=row.name,
+                    pg_before=row.pg_before,
+                    pg_after=row.pg_after,
+                    max_pg=row.max_pg,
+                    rests=row.rests,
+                    dies=row.dies,
+                    lines=row.lines,
+                )
+                for row in words.rows
+            ]
+            return Status(202, PreviewOut(title=words.title, seconds=seconds, version=preview.version, characters=rows))
+        outcome = actions.advance_clock(campaign, seconds, by=by, resting=time.resting, version=time.version)
+    except actions.ActionError as error:
+        raise Refused(409 if error.field == "version" else 422, error.message, error.field) from error
+    return Status(200, acted(campaign, outcome))
+
+
+def seconds_of(time: AdvanceIn) -> int:
+    """The advance's length: typed as a duration, or in seconds; one of the two."""
+    if (time.duration is None) == (time.seconds is None):
+        raise Refused(422, _("Indica «duration» (como 1d12h) o «seconds», uno de los dos."))
+    if time.seconds is not None:
+        return time.seconds
+    try:
+        return parse_duration(str(time.duration))
+    except ValueError as error:
+        raise Refused(422, str(error)) from error

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from ninja import Schema
 from pydantic import ConfigDict
@@ -92,3 +92,54 @@ class ActedOut(Schema):
 
     event: EventOut | None
     characters: list[CharacterOut]
+
+
+class EntryOut(Schema):
+    """One entry of the log: its typed event (the action's payload, as the campaign's export has it) and its words."""
+
+    id: int
+    kind: str
+    clock_before: int
+    clock_after: int
+    when: str  # the campaign time, in words
+    undone: bool
+    who: str  # who acted ("" for the server: a tick of time between sessions)
+    title: str
+    lines: list[str]
+    details: dict[str, Any]
+
+
+class LogOut(Schema):
+    entries: list[EntryOut]
+    before: int | None  # ask with ?before=this for the page before; None: there is nothing older
+
+
+class AdvanceIn(Schema):
+    """Campaign time forward, as the clock's form takes it: `duration` as the GM types it ("1d12h", "2 semanas") or
+    `seconds`; `resting` who rests (everyone in play, if not given); `preview` to read what it will do first; `version`
+    the campaign version that preview was made at (applied only if nothing changed since: else 409)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    duration: str | None = None
+    seconds: int | None = None
+    resting: list[int] | None = None
+    preview: bool = False
+    version: int | None = None
+
+
+class PreviewRowOut(Schema):
+    name: str
+    pg_before: int
+    pg_after: int
+    max_pg: int
+    rests: bool
+    dies: bool
+    lines: list[str]
+
+
+class PreviewOut(Schema):
+    title: str
+    seconds: int
+    version: int  # send it back with the same advance to apply exactly this
+    characters: list[PreviewRowOut]

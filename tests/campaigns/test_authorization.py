@@ -136,11 +136,12 @@ MATRIX = {
             ("api:campaigns", lambda w: {}),
             ("api:campaign", lambda w: {"campaign_id": w.campaign_a.pk}),
             ("api:characters", lambda w: {"campaign_id": w.campaign_a.pk}),
+            ("api:log", lambda w: {"campaign_id": w.campaign_a.pk}),
         )
     },
     **{
         route: ("post", lambda w: {"campaign_id": w.campaign_a.pk}, {persona: 401 for persona in PERSONAS})
-        for route in ("api:damage", "api:undo")
+        for route in ("api:damage", "api:undo", "api:advance")
     },
     "api:api-root": ("get", lambda w: {}, {persona: 404 for persona in PERSONAS}),  # nothing at the bare root
     # The API's document and its interactive page are public (they say what the API is, nothing of anyone's).

@@ -243,3 +243,50 @@ def test_odd_blows_are_refused_with_a_problem_and_change_nothing(world: World):
         f"/api/v1/campaigns/{a.pk}/damage", data=b"{\xff", content_type="application/json", headers=bearer(token)
     )
     assert broken.status_code in (400, 422)
+
+
+def test_the_gms_log_comes_by_pages_with_its_typed_events_and_words(world: World):
+    a, gm = world.campaign_a, world.gm_a
+    for _ in range(45):
+        actions.apply_damage(a, [world.char_a1], Attack(amount=1), by=gm)
+    token = token_of(gm)
+    first = get(f"/campaigns/{a.pk}/log", token).json()
+    assert len(first["entries"]) == 40 and first["entries"][0]["title"] == "Daño: Ataque físico directo"
+    assert first["entries"][0]["details"]["kind"] == "attack" and first["entries"][0]["who"] == "gm_a"
+    older = get(f"/campaigns/{a.pk}/log?before={first['before']}", token).json()
+    assert older["entries"][0]["id"] < first["entries"][-1]["id"] and older["before"] is None
+    assert get(f"/campaigns/{a.pk}/log", token_of(world.player_a)).status_code == 403
+    for bad in ("0", "-1", str(2**70), "x", "²"):
+        assert get(f"/campaigns/{a.pk}/log?before={bad}", token).status_code == 422, bad
+
+
+def test_an_advance_is_previewed_then_applied_at_the_version_read(world: World):
+    a = world.campaign_a
+    token = token_of(world.gm_a, scope=TokenScope.ACT)
+    actions.apply_damage(a, [world.char_a1], Attack(amount=20), by=world.gm_a)
+    seen = post(f"/campaigns/{a.pk}/advance", token, {"duration": "2 días", "preview": True})
+    assert seen.status_code == 202
+    preview = seen.json()
+    assert preview["seconds"] == 2 * 86400 and "Si avanzas 2 días" in preview["title"]
+    [aldara] = [row for row in preview["characters"] if row["name"] == "Aldara"]
+    assert aldara["pg_after"] > aldara["pg_before"]
+    actions.apply_damage(a, [world.npc_a], Attack(amount=1), by=world.gm_a)  # the table moves meanwhile
+    stale = post(f"/campaigns/{a.pk}/advance", token, {"duration": "2 días", "version": preview["version"]})
+    assert stale.status_code == 409 and "ha cambiado" in stale.json()["title"]
+    again = post(f"/campaigns/{a.pk}/advance", token, {"duration": "2 días", "preview": True}).json()
+    applied = post(f"/campaigns/{a.pk}/advance", token, {"duration": "2 días", "version": again["version"]})
+    assert applied.status_code == 200 and applied.json()["event"]["title"] == "Pasa el tiempo: 2 días"
+    assert Character.objects.get(pk=world.char_a1.pk).pg == aldara["pg_after"]
+    for bad in (
+        {"duration": "²"},
+        {"duration": "false"},
+        {"seconds": 0},
+        {"seconds": 10**15},
+        {"duration": "1d", "seconds": 60},
+        {},
+        {"seconds": 60, "resting": [world.char_b.pk]},
+        {"seconds": 60, "hora": 1},
+    ):
+        answer = post(f"/campaigns/{a.pk}/advance", token, bad)
+        assert answer.status_code == 422, bad
+        assert answer["Content-Type"] == "application/problem+json"
