@@ -256,3 +256,37 @@ def test_a_players_answer_that_meets_the_hand_over_of_their_character_is_refused
     assert CalledCheck.objects.get(pk=check.pk).status == "pending"  # the new player answers it, not the old
     assert not Event.objects.filter(campaign=world.campaign_a, actor=world.player_a).exists()
     assert Character.objects.get(pk=world.char_a1.pk).player_id == world.player_a2.pk
+
+
+def test_a_co_gms_api_token_that_meets_their_removal_is_refused(world: World):
+    """Through the API (play.api) as through the pages: the token's account is asked again under the lock."""
+    from campaigns.models import TokenScope
+    from rules.actions import tokens
+
+    token = tokens.create_token(world.co_gm, name="bot", scope=TokenScope.ACT)[1]
+    url = f"/api/v1/campaigns/{world.campaign_a.pk}/damage"
+    blow = {"characters": [world.char_a1.pk], "kind": "attack", "amount": 5}
+    removal: list[Event] = []
+    answer = sent_while_rights_change(
+        world.campaign_a.pk,
+        lambda: Client().post(url, blow, content_type="application/json", headers={"Authorization": f"Bearer {token}"}),
+        lambda: removal.append(actions.remove_co_gm(world.campaign_a, world.co_gm.pk, by=world.gm_a).event),
+    )
+    assert answer.status_code == 422 and answer["Content-Type"] == "application/problem+json"
+    assert "Ya no llevas esta campaña" in answer.json()["title"]
+    nothing_landed(world, removal[0])
+
+
+def test_a_co_gms_time_between_sessions_that_meets_their_removal_is_refused(world: World):
+    client = client_for(world.co_gm)
+    url = reverse("running_time", args=[world.campaign_a.pk])
+    removal: list[Event] = []
+    answer = sent_while_rights_change(
+        world.campaign_a.pk,
+        lambda: client.post(url, {"runs": "on", "rate": "1 día", "hour": "6", "zone": "Europe/Madrid"}, **HTMX),
+        lambda: removal.append(actions.remove_co_gm(world.campaign_a, world.co_gm.pk, by=world.gm_a).event),
+    )
+    assert answer.status_code == 422 and "Ya no llevas esta campaña" in answer.content.decode()
+    nothing_landed(world, removal[0])
+    world.campaign_a.refresh_from_db()
+    assert not world.campaign_a.runs
