@@ -8,9 +8,9 @@ refusal is `application/problem+json` (RFC 9457).
 
 from django.urls import URLPattern, URLResolver
 
-from play.api import acts, v1
+from play.api import acts, reads, v1
 
-__all__ = ["acts", "urls", "v1"]
+__all__ = ["acts", "reads", "urls", "v1"]
 
 
 def urls() -> list[URLPattern | URLResolver]:

@@ -4,7 +4,7 @@ words."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 from django.utils.translation import gettext as _
 from ninja import Status
 
@@ -14,61 +14,60 @@ from campaigns.models import Campaign, TokenScope
 from play.api.schemas import (
     ActedOut,
     AdvanceIn,
-    CharacterOut,
+    AnswerIn,
+    CancelIn,
     DamageIn,
-    EntryOut,
-    EventOut,
-    LogOut,
+    ExertionIn,
+    ExposeIn,
+    MedicateIn,
     PreviewOut,
     PreviewRowOut,
+    TreatIllnessIn,
+    TreatWoundsIn,
 )
-from play.api.v1 import api, campaign_of, character_out, problem, token_of
-from play.log.pages import LOG_LENGTH, next_page, table_log
-from play.log.story import entry_for
+from play.api.v1 import Refused, api, audience_of, campaign_of, character_out, event_out, said_to, token_of
 from play.screens.preview import preview_in_words
 from play.screens.snapshot import Snapshot
 from rules import actions, engine, queries
 from rules.damage import Attack, Collision, Damage, Drowning, Fall, Gas
+from rules.models import CalledCheck
 
 
-class Refused(Exception):
-    """An action refused: its status and words, answered as a problem."""
-
-    def __init__(self, status: int, title: str, field: str | None = None) -> None:
-        super().__init__(title)
-        self.status, self.title, self.field = status, title, field
-
-
-@api.exception_handler(Refused)
-def refused(request: HttpRequest, error: Refused) -> HttpResponse:
-    response = problem(request, error.status, error.title)
-    return response
+def acting(request: HttpRequest, campaign_id: int) -> Campaign:
+    """The campaign, for a token that may act (scope "leer y actuar"); else 404 (unseen) or 403."""
+    campaign = campaign_of(request, campaign_id)
+    if token_of(request).scope != TokenScope.ACT:
+        raise Refused(403, _("Este token solo puede leer."))
+    return campaign
 
 
 def table_of_token(request: HttpRequest, campaign_id: int) -> Campaign:
     """The campaign, for a token that may act and whose account runs its table; else 404 (unseen) or 403."""
-    campaign = campaign_of(request, campaign_id)
-    token = token_of(request)
-    if token.scope != TokenScope.ACT:
-        raise Refused(403, _("Este token solo puede leer."))
-    if not access.is_gm(token.user, campaign):
+    campaign = acting(request, campaign_id)
+    if not access.is_gm(token_of(request).user, campaign):
         raise Refused(403, _("Solo quien lleva la campaña puede hacer esto."))
     return campaign
 
 
-def acted(campaign: Campaign, outcome: actions.Outcome) -> ActedOut:
-    event = outcome.event
-    said = None
-    if event is not None:
-        state = Snapshot(campaign)
-        names = {character.pk: character.name for character in state.roster.characters}
-        entry = entry_for(event, names)
-        said = EventOut(id=event.pk, kind=event.action, title=entry.title, lines=entry.lines)
+def refusal(error: actions.ActionError) -> Refused:
+    """An action's refusal as the API answers it: 403 when the account may not (no field: rules.actions.core.allowed),
+    409 when the table moved on (a version, a check already rolled, an entry no longer the latest), else 422."""
+    if error.field is None:
+        return Refused(403, error.message)
+    return Refused(409 if error.field in ("version", "check", "event") else 422, error.message)
+
+
+def acted(request: HttpRequest, campaign: Campaign, outcome: actions.Outcome) -> ActedOut:
+    """What an action answers: the entry it logged and the characters it touched, as this token's account sees them
+    (a player's own, for a check they answered)."""
     campaign.refresh_from_db()
     state = Snapshot(campaign)
-    touched = [c for c in state.roster.characters if c.pk in {character.pk for character in outcome.characters}]
-    characters: list[CharacterOut] = [character_out(card) for card in state.cards_of(touched)]
-    return ActedOut(event=said, characters=characters)
+    audience = audience_of(request, campaign)
+    event = outcome.event
+    said = None if event is None else event_out(event, said_to(event, state.roster, audience))
+    touched = {character.pk for character in outcome.characters}
+    seen = [character for character in state.roster.seen_by(audience) if character.pk in touched]
+    return ActedOut(event=said, characters=[character_out(card) for card in state.cards_of(seen)])
 
 
 def damage_of(blow: DamageIn) -> Damage:
@@ -102,8 +101,8 @@ def damage(request: HttpRequest, campaign_id: int, blow: DamageIn) -> ActedOut:
     try:
         outcome = actions.apply_damage(campaign, blow.characters, damage_of(blow), by=token_of(request).user)
     except actions.ActionError as error:
-        raise Refused(422, error.message, error.field) from error
-    return acted(campaign, outcome)
+        raise refusal(error) from error
+    return acted(request, campaign, outcome)
 
 
 @api.post("/campaigns/{campaign_id}/undo", response=ActedOut, url_name="undo", summary="Deshacer el último cambio")
@@ -113,38 +112,8 @@ def undo(request: HttpRequest, campaign_id: int, event: int | None = None) -> Ac
     try:
         outcome = actions.undo(campaign, by=token_of(request).user, event=event)
     except actions.ActionError as error:
-        raise Refused(409, error.message, error.field) from error
-    return acted(campaign, outcome)
-
-
-@api.get("/campaigns/{campaign_id}/log", response=LogOut, url_name="log", summary="El registro, por páginas")
-def log(request: HttpRequest, campaign_id: int, before: int | None = None) -> LogOut:
-    """The GM's log, 40 entries a page, newest first; `before`: the page before that entry id. (For the campaign's GMs:
-    a player's share of it comes later.)"""
-    campaign = campaign_of(request, campaign_id)
-    if not access.is_gm(token_of(request).user, campaign):
-        raise Refused(403, _("Solo quien lleva la campaña lee su registro por la API."))
-    if before is not None and not 0 < before < 2**63:
-        raise Refused(422, _("«before» debe ser el id de una entrada."))
-    entries = table_log(campaign, before=before)
-    return LogOut(
-        entries=[
-            EntryOut(
-                id=entry.event.pk,
-                kind=entry.event.action,
-                clock_before=entry.event.clock_before,
-                clock_after=entry.event.clock_after,
-                when=entry.when,
-                undone=entry.event.undone,
-                who=entry.who,
-                title=entry.title,
-                lines=entry.lines,
-                details=entry.event.details,
-            )
-            for entry in entries
-        ],
-        before=next_page(entries, LOG_LENGTH),
-    )
+        raise refusal(error) from error
+    return acted(request, campaign, outcome)
 
 
 @api.post(
@@ -178,8 +147,8 @@ def advance(request: HttpRequest, campaign_id: int, time: AdvanceIn) -> Status[A
             return Status(202, PreviewOut(title=words.title, seconds=seconds, version=preview.version, characters=rows))
         outcome = actions.advance_clock(campaign, seconds, by=by, resting=time.resting, version=time.version)
     except actions.ActionError as error:
-        raise Refused(409 if error.field == "version" else 422, error.message, error.field) from error
-    return Status(200, acted(campaign, outcome))
+        raise refusal(error) from error
+    return Status(200, acted(request, campaign, outcome))
 
 
 def seconds_of(time: AdvanceIn) -> int:
@@ -192,3 +161,89 @@ def seconds_of(time: AdvanceIn) -> int:
         return parse_duration(str(time.duration))
     except ValueError as error:
         raise Refused(422, str(error)) from error
+
+
+@api.post("/campaigns/{campaign_id}/expose", response=ActedOut, url_name="expose", summary="Exponer a una enfermedad")
+def expose(request: HttpRequest, campaign_id: int, exposure: ExposeIn) -> ActedOut:
+    """Each character rolls resistance (1d12 + CON, rolled by the server) unless protected today; the dead make none."""
+    campaign = table_of_token(request, campaign_id)
+    try:
+        outcome = actions.expose(campaign, exposure.characters, exposure.disease, by=token_of(request).user)
+    except actions.ActionError as error:
+        raise refusal(error) from error
+    return acted(request, campaign, outcome)
+
+
+@api.post("/campaigns/{campaign_id}/treat-wounds", response=ActedOut, url_name="treat_wounds", summary="Curar heridas")
+def treat_wounds(request: HttpRequest, campaign_id: int, treatment: TreatWoundsIn) -> ActedOut:
+    campaign = table_of_token(request, campaign_id)
+    try:
+        outcome = actions.treat_wounds(campaign, treatment.patient, treatment.healer, by=token_of(request).user)
+    except actions.ActionError as error:
+        raise refusal(error) from error
+    return acted(request, campaign, outcome)
+
+
+@api.post(
+    "/campaigns/{campaign_id}/treat-illness", response=ActedOut, url_name="treat_illness", summary="Tratar enfermedad"
+)
+def treat_illness(request: HttpRequest, campaign_id: int, treatment: TreatIllnessIn) -> ActedOut:
+    campaign = table_of_token(request, campaign_id)
+    by = token_of(request).user
+    try:
+        outcome = actions.treat_illness(campaign, treatment.patient, treatment.illness, treatment.healer, by=by)
+    except actions.ActionError as error:
+        raise refusal(error) from error
+    return acted(request, campaign, outcome)
+
+
+@api.post("/campaigns/{campaign_id}/medicate", response=ActedOut, url_name="medicate", summary="Dar medicamentos")
+def medicate(request: HttpRequest, campaign_id: int, medicine: MedicateIn) -> ActedOut:
+    campaign = table_of_token(request, campaign_id)
+    try:
+        outcome = actions.medicate(campaign, medicine.patient, medicine.illness, by=token_of(request).user)
+    except actions.ActionError as error:
+        raise refusal(error) from error
+    return acted(request, campaign, outcome)
+
+
+@api.post("/campaigns/{campaign_id}/exertion", response=ActedOut, url_name="exertion", summary="Tirada de esfuerzo")
+def exertion(request: HttpRequest, campaign_id: int, effort: ExertionIn) -> ActedOut:
+    campaign = table_of_token(request, campaign_id)
+    try:
+        outcome = actions.exertion(campaign, effort.character, by=token_of(request).user, die=effort.die)
+    except actions.ActionError as error:
+        raise refusal(error) from error
+    return acted(request, campaign, outcome)
+
+
+@api.post(
+    "/campaigns/{campaign_id}/checks/{check_id}/answer",
+    response=ActedOut,
+    url_name="answer_check",
+    summary="Tirar una tirada pedida",
+)
+def answer_check(request: HttpRequest, campaign_id: int, check_id: int, answer: AnswerIn) -> ActedOut:
+    """The character's player (or a GM) rolls a check the GM called: `die` as rolled, or the server rolls it. Once:
+    a second answer is refused (409) and changes nothing."""
+    campaign = acting(request, campaign_id)
+    audience = audience_of(request, campaign)
+    seen = [character.pk for character in access.roster_of(campaign).seen_by(audience)]
+    if not 0 < check_id < 2**63 or not CalledCheck.objects.filter(pk=check_id, character__in=seen).exists():
+        raise Refused(404, _("Esa tirada no existe."))
+    try:
+        outcome = actions.answer_check(campaign, check_id, by=token_of(request).user, die=answer.die)
+    except actions.ActionError as error:
+        raise refusal(error) from error
+    return acted(request, campaign, outcome)
+
+
+@api.post("/campaigns/{campaign_id}/checks/cancel", response=ActedOut, url_name="cancel_checks", summary="Anular")
+def cancel_checks(request: HttpRequest, campaign_id: int, cancelled: CancelIn) -> ActedOut:
+    """Take back called checks still pending (the GM's): logged, and an undo calls them again."""
+    campaign = table_of_token(request, campaign_id)
+    try:
+        outcome = actions.cancel_check(campaign, cancelled.checks, by=token_of(request).user)
+    except actions.ActionError as error:
+        raise refusal(error) from error
+    return acted(request, campaign, outcome)

@@ -106,7 +106,7 @@ class EntryOut(Schema):
     who: str  # who acted ("" for the server: a tick of time between sessions)
     title: str
     lines: list[str]
-    details: dict[str, Any]
+    details: dict[str, Any] | None  # the typed event (as the campaign's export has it): for its GMs only
 
 
 class LogOut(Schema):
@@ -143,3 +143,127 @@ class PreviewOut(Schema):
     seconds: int
     version: int  # send it back with the same advance to apply exactly this
     characters: list[PreviewRowOut]
+
+
+class ExposeIn(Schema):
+    """Expose characters to a disease (its id: GET …/diseases): each rolls resistance unless protected today."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    characters: list[int]
+    disease: int
+
+
+class TreatWoundsIn(Schema):
+    """A character with Curar Heridas treats the patient's wounds (themself too): they heal in half the time."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    patient: int
+    healer: int
+
+
+class TreatIllnessIn(Schema):
+    """Another character with Curar Heridas treats one illness of the patient (its id: `illnesses` of a character)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    patient: int
+    illness: int
+    healer: int
+
+
+class MedicateIn(Schema):
+    model_config = ConfigDict(extra="forbid")
+
+    patient: int
+    illness: int
+
+
+class ExertionIn(Schema):
+    """A physical action at 1 to 4 PG: 1d12 + CON against 12, or lose 1 PG; `die` as rolled, or the server rolls."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    character: int
+    die: int | None = None
+
+
+class AnswerIn(Schema):
+    """A called check rolled: `die` as rolled at the table (1d20 for a fall, 1d12 otherwise), or the server rolls."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    die: int | None = None
+
+
+class CancelIn(Schema):
+    model_config = ConfigDict(extra="forbid")
+
+    checks: list[int]
+
+
+class CheckOut(Schema):
+    """A check the GM called, still waiting for its roll."""
+
+    id: int
+    character: int
+    character_name: str
+    kind: str  # fall, resistance, exertion
+    kind_words: str
+    die: int  # the sides of its die: 20 or 12
+    height_m: int | None  # a fall
+    difficulty: int | None  # a fall
+    disease: str | None  # a resistance check: the disease, in the request's language
+    called: int  # the log entry that called it
+
+
+class DiseaseOut(Schema):
+    id: int
+    name: str
+    category: str
+
+
+class SessionOut(Schema):
+    number: int
+    playing: bool  # not ended yet
+    shared: bool  # its recap is shown to the players
+    started: int  # the log entry that started it
+    ended: int | None
+
+
+class RecapCharacterOut(Schema):
+    """One of the reader's characters over the session."""
+
+    id: int
+    name: str
+    pg_start: int | None
+    pg_end: int | None
+    died: str  # "" or when, in words
+    wounds: list[str]
+    rolls: list[str]
+    pending: list[str]
+    caught: str
+    cured: str
+
+
+class RecapCompanionOut(Schema):
+    """A companion over the session as the party view shows it: PG (exact) or one word at each end."""
+
+    name: str
+    pg_start: int | None
+    pg_end: int | None
+    max_pg: int | None
+    condition_start: str | None
+    condition_end: str | None
+    died: bool | None
+
+
+class RecapOut(Schema):
+    number: int
+    clock_start: str
+    clock_end: str
+    time_passed: str
+    characters: list[RecapCharacterOut]
+    companions: list[RecapCompanionOut]
+    entries: int | None  # how many log entries it holds: for the GM only

@@ -14,8 +14,18 @@ from ninja.security import HttpBearer
 
 from campaigns import access
 from campaigns.clock import format_clock
-from campaigns.models import AccessToken, Campaign, PartyView
-from play.api.schemas import CampaignOut, CharacterOut, CharactersOut, CompanionOut, IllnessOut, WoundOut
+from campaigns.models import AccessToken, Campaign, Event, PartyView
+from play.api.schemas import (
+    CampaignOut,
+    CharacterOut,
+    CharactersOut,
+    CompanionOut,
+    EventOut,
+    IllnessOut,
+    WoundOut,
+)
+from play.log.pages import names_in
+from play.log.story import Entry, entry_for
 from play.party import companion
 from play.screens.cards import Card, penalty_words
 from play.screens.snapshot import Snapshot
@@ -74,6 +84,19 @@ def http_error(request: HttpRequest, error: HttpError) -> HttpResponse:
     return problem(request, error.status_code, str(error))
 
 
+class Refused(Exception):
+    """A call refused: its status and words (those the pages give), answered as a problem."""
+
+    def __init__(self, status: int, title: str) -> None:
+        super().__init__(title)
+        self.status, self.title = status, title
+
+
+@api.exception_handler(Refused)
+def refused(request: HttpRequest, error: Refused) -> HttpResponse:
+    return problem(request, error.status, error.title)
+
+
 # --- reads ------------------------------------------------------------------------------------------------------------
 
 
@@ -89,6 +112,29 @@ def campaign_of(request: HttpRequest, campaign_id: int) -> Campaign:
     if token.campaign_id is not None and token.campaign_id != campaign_id:
         raise Http404
     return access.campaign_for_user(token.user, campaign_id)
+
+
+def audience_of(request: HttpRequest, campaign: Campaign) -> access.Audience:
+    """Who reads through this token: one of the campaign's GMs, or one player."""
+    return access.audience_of(token_of(request).user, campaign)
+
+
+def said_to(event: Event, roster: access.Roster, audience: access.Audience) -> Entry:
+    """A log entry in the words its reader may read: for a GM all of it; for a player only the lines about their own
+    characters (as each sheet's log says it), a healer they may not see unnamed. A player is given only the entries
+    about their characters (play.api.reads.player_share, play.api.stream)."""
+    if audience.is_gm:
+        return entry_for(event, names_in(roster.campaign))
+    own = [character for character in roster.seen_by(audience) if character.pk in event.characters]
+    unseen = roster.kept_from(audience)
+    parts = [entry_for(event, {c.pk: c.name}, only=c.pk, unseen=unseen) for c in own] or [
+        entry_for(event, {}, only=0, unseen=unseen)
+    ]
+    return Entry(event, parts[0].when, parts[0].title, [line for part in parts for line in part.lines], parts[0].who)
+
+
+def event_out(event: Event, entry: Entry) -> EventOut:
+    return EventOut(id=event.pk, kind=event.action, title=entry.title, lines=entry.lines)
 
 
 def campaign_out(campaign: Campaign) -> CampaignOut:
@@ -154,7 +200,7 @@ def characters(request: HttpRequest, campaign_id: int) -> CharactersOut:
     """Those this account sees in full (every one for a GM, their own for a player), and a player's companions as the
     party view shows them: PG exact, or one word, or nothing at all (a hidden one is not here, name and all)."""
     campaign = campaign_of(request, campaign_id)
-    audience = access.audience_of(token_of(request).user, campaign)
+    audience = audience_of(request, campaign)
     state = Snapshot(campaign)
     roster = state.roster
     own = state.cards_of(roster.seen_by(audience))

@@ -7,6 +7,7 @@ from campaigns.models import Invitation, Role
 from characters.models import Character, NpcTemplate
 from rules import actions
 from rules.models import Disease
+from tests.campaigns.test_api_authorization import API_MATRIX
 from tests.helpers import World, client_for, removed_co_gm
 
 # co_gm: campaign A's co-GM (the table's powers, not the owner's); ex_co_gm: a co-GM the owner removed (nothing).
@@ -128,21 +129,9 @@ MATRIX = {
     # An account's own tokens: every signed-in account has its page; the anonymous visitor goes to the login page.
     "access_tokens": ("get", lambda w: {}, {**{p: 200 for p in PERSONAS}, "anonymous": 302}),
     "access_token_revoke": ("post", lambda w: {"token_id": 1}, {**{p: 302 for p in PERSONAS}, "anonymous": 302}),
-    # The API answers a token, never a login session: every persona's session gets 401 (tests/play/test_api.py has
-    # the tokens' own matrix).
-    **{
-        route: ("get", kwargs, {persona: 401 for persona in PERSONAS})
-        for route, kwargs in (
-            ("api:campaigns", lambda w: {}),
-            ("api:campaign", lambda w: {"campaign_id": w.campaign_a.pk}),
-            ("api:characters", lambda w: {"campaign_id": w.campaign_a.pk}),
-            ("api:log", lambda w: {"campaign_id": w.campaign_a.pk}),
-        )
-    },
-    **{
-        route: ("post", lambda w: {"campaign_id": w.campaign_a.pk}, {persona: 401 for persona in PERSONAS})
-        for route in ("api:damage", "api:undo", "api:advance")
-    },
+    # The API answers a token, never a login session: every persona's session gets 401 (the tokens' own matrix:
+    # tests/campaigns/test_api_authorization.py).
+    **{route: (method, kwargs, dict.fromkeys(PERSONAS, 401)) for route, (method, kwargs, _b, _e) in API_MATRIX.items()},
     "api:api-root": ("get", lambda w: {}, {persona: 404 for persona in PERSONAS}),  # nothing at the bare root
     # The API's document and its interactive page are public (they say what the API is, nothing of anyone's).
     "api:openapi-json": ("get", lambda w: {}, {persona: 200 for persona in PERSONAS}),

@@ -245,7 +245,7 @@ def test_odd_blows_are_refused_with_a_problem_and_change_nothing(world: World):
     assert broken.status_code in (400, 422)
 
 
-def test_the_gms_log_comes_by_pages_with_its_typed_events_and_words(world: World):
+def test_the_log_comes_by_pages_the_gms_with_typed_events_a_players_share_in_words(world: World):
     a, gm = world.campaign_a, world.gm_a
     for _ in range(45):
         actions.apply_damage(a, [world.char_a1], Attack(amount=1), by=gm)
@@ -255,7 +255,10 @@ def test_the_gms_log_comes_by_pages_with_its_typed_events_and_words(world: World
     assert first["entries"][0]["details"]["kind"] == "attack" and first["entries"][0]["who"] == "gm_a"
     older = get(f"/campaigns/{a.pk}/log?before={first['before']}", token).json()
     assert older["entries"][0]["id"] < first["entries"][-1]["id"] and older["before"] is None
-    assert get(f"/campaigns/{a.pk}/log", token_of(world.player_a)).status_code == 403
+    actions.apply_damage(a, [world.char_a2, world.npc_a], Attack(amount=2), by=gm)  # not about Aldara
+    share = get(f"/campaigns/{a.pk}/log", token_of(world.player_a)).json()  # a player's: about their own, in words
+    assert len(share["entries"]) == 40 and all(entry["details"] is None for entry in share["entries"])
+    assert share["entries"][0]["id"] == first["entries"][0]["id"] and "Borin" not in str(share)
     for bad in ("0", "-1", str(2**70), "x", "²"):
         assert get(f"/campaigns/{a.pk}/log?before={bad}", token).status_code == 422, bad
 
