@@ -30,7 +30,8 @@ from django.core.handlers.asgi import ASGIHandler
 
 from config.request_size import ASGIApp, Message, Receive, Send
 
-STREAM_SUFFIX = "/stream/"
+STREAM_SUFFIX = "/stream/"  # a page's live stream
+API_STREAM_SUFFIX = "/events"  # the API's (play.api.stream): gated too, never let in from memory (connects.remembered)
 
 
 class StreamHandler(ASGIHandler):
@@ -72,7 +73,7 @@ def streams_in_turn(app: ASGIApp, streams: ASGIApp, at_once: int) -> ASGIApp:
 
     async def gated(scope: MutableMapping[str, Any], receive: Receive, send: Send) -> None:
         nonlocal turns
-        if scope["type"] != "http" or not scope["path"].endswith(STREAM_SUFFIX):
+        if scope["type"] != "http" or not scope["path"].endswith((STREAM_SUFFIX, API_STREAM_SUFFIX)):
             await app(scope, receive, send)
             return
         if turns is None:

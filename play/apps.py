@@ -10,8 +10,10 @@ class PlayConfig(AppConfig):
         # The live streams' receivers (a logout, an account changed): connected in every process that can send them,
         # the admin's and a management command's too, not only in those that serve a stream (play.live.logins).
         # The screens the live streams show, registered with them: the machinery knows no screen of its own.
+        # The API's streams (play.api.stream) ride the same hub: one object draws for both.
+        from play.api import stream  # noqa: PLC0415
         from play.live import logins, streams  # noqa: F401, PLC0415
         from play.screens import drawing, regions, streamed  # noqa: PLC0415
 
         drawing.register(regions.SCREENS)
-        streams.register(streamed.SCREENS)
+        streams.register(stream.with_api(streamed.SCREENS))

@@ -7,6 +7,7 @@ re-read the state and render it themselves.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -108,6 +109,12 @@ def notice(payload: str, kind: str) -> object:
     except msgspec.DecodeError:
         return None
     return message.get(kind) if isinstance(message, dict) else None
+
+
+def session_digest(session_key: str | None) -> str:
+    """What a NOTIFY says of a session (or of an API token's stream: rules.actions.tokens.stream_key): never the key
+    itself, which is a password."""
+    return hashlib.sha256((session_key or "").encode()).hexdigest()[:32]
 
 
 def send_session_ended(digest: str) -> None:

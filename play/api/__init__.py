@@ -6,17 +6,18 @@ account, with exactly that account's rights (campaigns.access, nothing written a
 refusal is `application/problem+json` (RFC 9457).
 """
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
 
-from play.api import acts, reads, v1
+from play.api import acts, reads, stream, v1
 
-__all__ = ["acts", "reads", "urls", "v1"]
+__all__ = ["acts", "reads", "stream", "urls", "v1"]
 
 
 def urls() -> list[URLPattern | URLResolver]:
     """The API's URLs (its reads, play.api.v1, and its actions, play.api.acts), each open without a login session (a
     token is its own login: play.api.v1.Bearer)."""
-    patterns: list[URLPattern | URLResolver] = v1.api.urls[0]
+    events = path("campaigns/<int:campaign_id>/events", stream.events, name="events")  # SSE: no OpenAPI operation
+    patterns: list[URLPattern | URLResolver] = [events, *v1.api.urls[0]]
     for pattern in patterns:
         if isinstance(pattern, URLPattern):
             pattern.callback.login_required = False  # type: ignore[attr-defined]  # read by LoginRequiredMiddleware

@@ -200,16 +200,21 @@ def characters(request: HttpRequest, campaign_id: int) -> CharactersOut:
     """Those this account sees in full (every one for a GM, their own for a player), and a player's companions as the
     party view shows them: PG exact, or one word, or nothing at all (a hidden one is not here, name and all)."""
     campaign = campaign_of(request, campaign_id)
-    audience = audience_of(request, campaign)
-    state = Snapshot(campaign)
+    return characters_seen(Snapshot(campaign), audience_of(request, campaign))
+
+
+def characters_seen(state: Snapshot, audience: access.Audience, touched: set[int] | None = None) -> CharactersOut:
+    """The characters an audience sees in full, and a player's companions as the party view shows them (a hidden one
+    not at all); with `touched`, only those among them."""
     roster = state.roster
-    own = state.cards_of(roster.seen_by(audience))
+    chosen = [character for character in roster.seen_by(audience) if touched is None or character.pk in touched]
+    others = [c for c in roster.companions_of(audience) if touched is None or c.pk in touched]
     companions = [
-        companion(card.character, card.health, access.seen_as(card.character, campaign), card.band)
-        for card in state.cards_of(roster.companions_of(audience))
+        companion(card.character, card.health, access.seen_as(card.character, roster.campaign), card.band)
+        for card in state.cards_of(others)
     ]
     return CharactersOut(
-        characters=[character_out(card) for card in own],
+        characters=[character_out(card) for card in state.cards_of(chosen)],
         companions=[
             CompanionOut(
                 name=c.name,

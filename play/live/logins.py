@@ -4,7 +4,6 @@ longer signs in (play.live.streams), and every process asks again of all its str
 signal tells: a session row deleted, an account changed by a bulk update). The receivers are connected in every process
 that can end a session (PlayConfig.ready)."""
 
-import hashlib
 from importlib import import_module
 from typing import Any
 
@@ -20,12 +19,7 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
 from rules import notify
-
-
-def session_digest(session_key: str | None) -> str:
-    """What a NOTIFY says of a session: never the key itself, which is a password."""
-    return hashlib.sha256((session_key or "").encode()).hexdigest()[:32]
-
+from rules.actions import tokens
 
 Signed = tuple[int, str]  # a stream's user id and session key
 
@@ -33,12 +27,14 @@ Signed = tuple[int, str]  # a stream's user id and session key
 def invalid_sessions(streams: set[Signed]) -> set[Signed]:
     """Which of these (user, session key) no longer sign that user in: the session gone or expired, or signed with a
     password hash that is no longer the user's, or the user inactive or gone (as Django's own get_user would find at
-    a reload). Two queries whatever their number, with the database's session store."""
+    a reload); for an API stream (its key names its token: rules.actions.tokens.stream_key), its token no longer live.
+    Three queries whatever their number, with the database's session store."""
     try:
         users = {user.pk: user for user in get_user_model().objects.filter(pk__in={pk for pk, _ in streams})}
-        found = session_data({key for _, key in streams})
-        invalid = set()
-        for user_id, key in streams:
+        by_token = {(user_id, key) for user_id, key in streams if tokens.token_of_stream(key) is not None}
+        invalid = by_token - tokens.live_streams(by_token)
+        found = session_data({key for _, key in streams - by_token})
+        for user_id, key in streams - by_token:
             user, data = users.get(user_id), found.get(key, {})
             hashed = user is not None and constant_time_compare(
                 data.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash()
@@ -78,4 +74,4 @@ def account_deleted(sender: object, instance: AbstractBaseUser, **kwargs: object
 def session_ended(sender: object, request: HttpRequest | None, **kwargs: object) -> None:
     """A logout (in any tab, through any process) ends the live streams of that session."""
     if request is not None and request.session.session_key:
-        notify.send_session_ended(session_digest(request.session.session_key))
+        notify.send_session_ended(notify.session_digest(request.session.session_key))

@@ -66,7 +66,7 @@ class Screens[V: Watched]:
 class Watcher:
     seen: Watched
     tab: str  # the browser tab (rules.notify.Change.tab): a change it made reached it in its answer
-    session: str  # a digest of its session key (logins.session_digest): a logout elsewhere ends the stream
+    session: str  # a digest of its session key (rules.notify.session_digest): a logout elsewhere ends the stream
     expires: datetime | None = None  # when its session expires: the stream ends then
     key: str = ""  # its session key, kept in this process only: is it still valid (logins.invalid_sessions)
     queue: asyncio.Queue[tuple[bytes | str, int]] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))  # event

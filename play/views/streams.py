@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET
 
 from campaigns import access
 from campaigns.models import Campaign
-from play.live import connects, logins, streams
+from play.live import connects, streams
 from play.live.connects import OPENED, Closable, ending, stream
 from play.live.watchers import GONE, ROLE, SESSION, Watcher
 from play.screens.answers import Seen
@@ -113,7 +113,7 @@ def opened(request: HttpRequest, admitted: Admitted, key: str, mark: tuple[int, 
         get_script_prefix(),
     )
     watcher = Watcher(
-        seen, notify.tab_or_nothing(request.GET.get("tab")), logins.session_digest(key), admitted.expires, key
+        seen, notify.tab_or_nothing(request.GET.get("tab")), notify.session_digest(key), admitted.expires, key
     )
     if streams.hub.streams_of(audience.user_id) >= settings.STREAMS_PER_USER:
         return too_many()

@@ -14,11 +14,13 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns import access
 from campaigns.models import AccessToken, Campaign, TokenScope
+from rules import notify
 from rules.actions.core import ActionError, checked_name
 
 PREFIX = "12p_"  # every token starts so: a scanner of leaked secrets can tell ours
@@ -71,12 +73,43 @@ def create_token(
     return row, token
 
 
+@transaction.atomic
 def revoke_token(user: User, token_id: int, *, now: datetime | None = None) -> bool:
-    """Revoke one of the account's tokens, at once: False if it was not one of them or was revoked already."""
+    """Revoke one of the account's tokens, at once: its event streams end in every process (as a logout ends a
+    session's: rules.notify). False if it was not one of them or was revoked already."""
     if not 0 < token_id < 2**63:
         return False
     revoked = AccessToken.objects.filter(pk=token_id, user=user, revoked=None).update(revoked=now or timezone.now())
+    if revoked:
+        notify.send_session_ended(notify.session_digest(stream_key(token_id)))
     return revoked == 1
+
+
+STREAM = "token:"  # an API stream's key (play.api.stream): never a session key, which has no colon
+
+
+def stream_key(token_id: int) -> str:
+    """What the live streams know an API stream's token by, as they know a page's stream by its session key."""
+    return f"{STREAM}{token_id}"
+
+
+def token_of_stream(key: str) -> int | None:
+    """The token an API stream's key names, or None for a session's key."""
+    rest = key.removeprefix(STREAM)
+    return int(rest) if rest != key and rest.isascii() and rest.isdigit() and len(rest) < 19 else None
+
+
+def live_streams(signed: set[tuple[int, str]], *, now: datetime | None = None) -> set[tuple[int, str]]:
+    """Which of these API streams (user id, stream key) may go on: their token still live and still their user's,
+    the user active. One query."""
+    ids = {token_id for _user, key in signed if (token_id := token_of_stream(key)) is not None}
+    if not ids:
+        return set()
+    live = AccessToken.objects.filter(pk__in=ids, revoked=None, user__is_active=True).filter(
+        Q(expires=None) | Q(expires__gt=now or timezone.now())
+    )
+    found = {(user_id, stream_key(pk)) for pk, user_id in live.values_list("pk", "user_id")}
+    return signed & found
 
 
 def token_for(token: str, *, now: datetime | None = None) -> AccessToken | None:
