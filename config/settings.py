@@ -41,6 +41,8 @@ SESSIONS_PER_CAMPAIGN = int(os.environ.get("SESSIONS_PER_CAMPAIGN", "10000"))
 # The reverse proxies whose X-Forwarded-For is believed: addresses or networks, comma-separated (config.client_address).
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
 STREAMS_PER_USER = int(os.environ.get("STREAMS_PER_USER", "12"))
+# Calls one API token may make in a minute, in each server process (play.api.v1.PerToken); more answer 429.
+API_CALLS_PER_MINUTE = int(os.environ.get("API_CALLS_PER_MINUTE", "240"))
 # Live-stream connects Django serves at once per process; more wait their turn (config.stream_gate).
 STREAM_CONNECTS_AT_ONCE = int(os.environ.get("STREAM_CONNECTS_AT_ONCE", "2"))
 # In front of them (config.asgi): a stream's connect just like one whose stream its browser closed a moment ago is let

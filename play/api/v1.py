@@ -4,13 +4,17 @@ it."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from typing import Any
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from ninja import NinjaAPI
-from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 from ninja.security import HttpBearer
+from ninja.throttling import BaseThrottle
 
 from campaigns import access
 from campaigns.clock import format_clock
@@ -41,6 +45,36 @@ class Bearer(HttpBearer):
         return tokens.token_for(token)
 
 
+class PerToken(BaseThrottle):
+    """At most `per_minute` calls a minute by one token, counted in this process by the clock's minutes (a bot that
+    loops by mistake is slowed, not the table): the next is answered 429 with Retry-After. Counted in memory, not
+    shared: with N server processes behind a balancer a token gets up to N times as many."""
+
+    def __init__(self, per_minute: int) -> None:
+        self.per_minute = per_minute
+        self.lock = threading.Lock()
+        self.minute = 0
+        self.counts: dict[int, int] = {}  # this minute's calls, by token id
+        self.clock = time.time
+
+    def allow_request(self, request: HttpRequest) -> bool:
+        token = getattr(request, "auth", None)
+        if not isinstance(token, AccessToken):
+            return True
+        minute = int(self.clock() // 60)
+        with self.lock:
+            if minute != self.minute:
+                self.minute, self.counts = minute, {}
+            count = self.counts.get(token.pk, 0)
+            if count >= self.per_minute:
+                return False
+            self.counts[token.pk] = count + 1
+        return True
+
+    def wait(self) -> float:
+        return 60 - self.clock() % 60
+
+
 api = NinjaAPI(
     title="12Plus",
     version="1",
@@ -48,6 +82,7 @@ api = NinjaAPI(
     "cuenta puede en las páginas.",
     urls_namespace="api",
     auth=Bearer(),
+    throttle=PerToken(settings.API_CALLS_PER_MINUTE),
     docs_url="/docs",
     openapi_url="/openapi.json",
 )
@@ -77,6 +112,13 @@ def not_found(request: HttpRequest, error: Http404) -> HttpResponse:
 @api.exception_handler(ValidationError)
 def invalid(request: HttpRequest, error: ValidationError) -> HttpResponse:
     return problem(request, 422, _("Datos no válidos"), "; ".join(str(e.get("msg", "")) for e in error.errors))
+
+
+@api.exception_handler(Throttled)
+def throttled(request: HttpRequest, error: Throttled) -> HttpResponse:
+    response = problem(request, 429, _("Demasiadas llamadas con este token: espera un minuto."))
+    response["Retry-After"] = str(max(1, int(error.wait or 60)))
+    return response
 
 
 @api.exception_handler(HttpError)

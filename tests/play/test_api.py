@@ -293,3 +293,20 @@ def test_an_advance_is_previewed_then_applied_at_the_version_read(world: World):
         answer = post(f"/campaigns/{a.pk}/advance", token, bad)
         assert answer.status_code == 422, bad
         assert answer["Content-Type"] == "application/problem+json"
+
+
+def test_a_token_is_throttled_alone_with_a_problem_and_retry_after(world: World, settings, monkeypatch):
+    from play.api import v1
+
+    [throttle] = v1.api.throttle if isinstance(v1.api.throttle, list) else [v1.api.throttle]
+    monkeypatch.setattr(throttle, "per_minute", 5)
+    monkeypatch.setattr(throttle, "counts", {})
+    clock = [60 * 1_000_000 + 15.0]  # 45 s before the minute turns
+    monkeypatch.setattr(throttle, "clock", lambda: clock[0])
+    bot, other = token_of(world.gm_a), token_of(world.gm_a)
+    assert [get("/campaigns", bot).status_code for _ in range(6)] == [200] * 5 + [429]
+    refused = get("/campaigns", bot)
+    assert refused["Content-Type"] == "application/problem+json" and refused["Retry-After"] == "45"
+    assert get("/campaigns", other).status_code == 200  # another token of the same account: its own count
+    clock[0] += 45  # the next minute
+    assert get("/campaigns", bot).status_code == 200
