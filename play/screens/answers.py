@@ -17,7 +17,6 @@ from concurrent.futures import Future, InvalidStateError
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from functools import cached_property, wraps
-from typing import cast
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
@@ -84,8 +83,9 @@ def answers_in_place(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
         campaign_id, tab = kwargs.get("campaign_id"), tab_of(request)
         promise = None
         if request.htmx and request.method == "POST" and isinstance(campaign_id, int):  # it acts: a form opened not
-            # The hub's views are Seen's: the screens registered with it (play.apps) are these.
-            promise = promises.promise(campaign_id, tab, cast(set[Seen], streams.hub.views_of(campaign_id, tab)))
+            # The pages' views among the hub's (the API's streams have theirs: play.api.stream draws them).
+            views = {view for view in streams.hub.views_of(campaign_id, tab) if isinstance(view, Seen)}
+            promise = promises.promise(campaign_id, tab, views)
         try:
             return view(request, *args, **kwargs)
         except Http404:
