@@ -103,55 +103,49 @@ def change_body(event: Event, state: Snapshot, view: ApiView) -> dict[str, Any] 
 
 def draw_changes(change: notify.Change, views: set[ApiView]) -> dict[ApiView, str | None]:
     """A change for each of these views: the campaign's rows read once for all of them."""
-    try:
-        campaign = Campaign.objects.filter(pk=change.campaign_id).first()
-        if campaign is None:
-            return dict.fromkeys(views)
-        event = None if change.event is None else campaign.events.filter(pk=change.event).first()
-        state = Snapshot(campaign)
-        drawn: dict[ApiView, str | None] = {}
-        for view in views:
-            with translation.override(view.language):
-                why = ending_of(state.roster, view.audience)
-                if why is not None:
-                    drawn[view] = why
-                elif event is None:  # no entry to tell (an edit of the sheets): the characters it touched, as they are
-                    seen = characters_seen(
-                        state, view.audience, None if change.characters is None else set(change.characters)
-                    )
-                    edited = {"event": None, "clock": campaign.clock, "version": campaign.version, **seen.model_dump()}
-                    drawn[view] = compact(edited)
-                else:
-                    body = change_body(event, state, view)
-                    drawn[view] = "" if body is None else compact(body)
-        return drawn
-    finally:
-        connections["default"].close()
+    campaign = Campaign.objects.filter(pk=change.campaign_id).first()
+    if campaign is None:
+        return dict.fromkeys(views)
+    event = None if change.event is None else campaign.events.filter(pk=change.event).first()
+    state = Snapshot(campaign)
+    drawn: dict[ApiView, str | None] = {}
+    for view in views:
+        with translation.override(view.language):
+            why = ending_of(state.roster, view.audience)
+            if why is not None:
+                drawn[view] = why
+            elif event is None:  # no entry to tell (an edit of the sheets): the characters it touched, as they are
+                seen = characters_seen(
+                    state, view.audience, None if change.characters is None else set(change.characters)
+                )
+                edited = {"event": None, "clock": campaign.clock, "version": campaign.version, **seen.model_dump()}
+                drawn[view] = compact(edited)
+            else:
+                body = change_body(event, state, view)
+                drawn[view] = "" if body is None else compact(body)
+    return drawn
 
 
 def opening(view: ApiView, since: int | None) -> tuple[bytes | Ending, int]:
     """A stream's first messages and the latest entry they reach: the state, or the entries after `since`."""
-    try:
-        campaign = Campaign.objects.filter(pk=view.campaign_id).first()
-        if campaign is None:
-            return Ending.GONE, 0
-        state = Snapshot(campaign)
-        with translation.override(view.language):
-            why = ending_of(state.roster, view.audience)
-            if why is not None:
-                return why, 0
-            latest = campaign.events.order_by("-id").values_list("id", flat=True).first() or 0
-            missed = [] if since is None else list(campaign.events.filter(pk__gt=since).order_by("id")[: REPLAYED + 1])
-            if since is None or since > latest or len(missed) > REPLAYED:
-                return state_message(campaign, state, view, latest).encode(), latest
-            texts = []
-            for event in missed:
-                body = change_body(event, state, view)
-                if body is not None:
-                    texts.append(json_message("change", body, event.pk))
-            return "".join(texts).encode(), max([since, *(event.pk for event in missed)])
-    finally:
-        connections["default"].close()
+    campaign = Campaign.objects.filter(pk=view.campaign_id).first()
+    if campaign is None:
+        return Ending.GONE, 0
+    state = Snapshot(campaign)
+    with translation.override(view.language):
+        why = ending_of(state.roster, view.audience)
+        if why is not None:
+            return why, 0
+        latest = campaign.events.order_by("-id").values_list("id", flat=True).first() or 0
+        missed = [] if since is None else list(campaign.events.filter(pk__gt=since).order_by("id")[: REPLAYED + 1])
+        if since is None or since > latest or len(missed) > REPLAYED:
+            return state_message(campaign, state, view, latest).encode(), latest
+        texts = []
+        for event in missed:
+            body = change_body(event, state, view)
+            if body is not None:
+                texts.append(json_message("change", body, event.pk))
+        return "".join(texts).encode(), max([since, *(event.pk for event in missed)])
 
 
 def with_api(pages: Screens[Any]) -> Screens[Watched]:
@@ -166,7 +160,10 @@ def with_api(pages: Screens[Any]) -> Screens[Watched]:
         theirs, ours = split(views)
         drawn: dict[Watched, str | None] = dict(pages.changed(change, theirs)) if theirs else {}
         if ours:
-            drawn.update({view: text for view, text in draw_changes(change, ours).items()})
+            try:
+                drawn.update({view: text for view, text in draw_changes(change, ours).items()})
+            finally:
+                give_back()  # this runs on a worker thread
         return drawn
 
     def whole(view: Watched) -> str | None:
@@ -247,6 +244,14 @@ def give_back() -> None:
     connections["default"].close()
 
 
+def opened(view: ApiView, since: int | None) -> tuple[bytes | Ending, int]:
+    """`opening`, on a worker thread: its connection given back."""
+    try:
+        return opening(view, since)
+    finally:
+        give_back()
+
+
 def checked_token(secret: str) -> AccessToken | None:
     return tokens.token_for(secret) if secret else None
 
@@ -263,7 +268,7 @@ async def stream(watcher: Watcher, since: int | None) -> AsyncGenerator[bytes]:
             if streams.hub.listening:
                 break
             await asyncio.sleep(0.05)
-        first, latest = await sync_to_async(opening, thread_sensitive=False)(view, since)
+        first, latest = await sync_to_async(opened, thread_sensitive=False)(view, since)
         if isinstance(first, Ending):
             yield ending(first)
             return
@@ -277,7 +282,7 @@ async def stream(watcher: Watcher, since: int | None) -> AsyncGenerator[bytes]:
                 yield b": heartbeat\n\n"
                 continue
             if message == RESYNC:  # the listener reconnected: what was missed meanwhile, from the log
-                first, latest = await sync_to_async(opening, thread_sensitive=False)(view, latest)
+                first, latest = await sync_to_async(opened, thread_sensitive=False)(view, latest)
                 if isinstance(first, Ending):
                     yield ending(first)
                     return

@@ -126,7 +126,7 @@ def post_damage(client: httpx.Client, base: str, world: World, turns: int, tab: 
         headers["X-Tab"] = tab
     data = {"kind": "gas", "turns": str(turns), "characters": world.char_a1.pk}
     response = client.post(f"/campaigns/{world.campaign_a.pk}/act/damage/", data=data, headers=headers)
-    assert response.status_code == 200 and response.headers["X-Regions"] == "1", (response.status_code, response.headers)
+    assert response.status_code == 200 and response.headers["X-Regions"] == "1", response.status_code
     return response
 
 
