@@ -44,6 +44,7 @@ bench: venv
 	@.venv/bin/python scripts/dev.py bench bench/advance_engine.py
 	@.venv/bin/python scripts/dev.py bench bench/advance.py
 	@.venv/bin/python scripts/dev.py bench bench/ticks.py
+	@.venv/bin/python scripts/dev.py bench bench/api.py
 
 # Issue 22's figures: click → every screen at 10, 200 and 1000 SSE clients and 100 campaigns × 6 for the app, the
 # stack floor (bench/stack_floor.py) and the physical floor in the same run, a reconnect storm, the table GET against

@@ -26,6 +26,7 @@ from play.api.schemas import (
     TreatWoundsIn,
 )
 from play.api.v1 import Refused, api, audience_of, campaign_of, character_out, event_out, said_to, token_of
+from play.api.words import gettext_lazy
 from play.screens.preview import preview_in_words
 from play.screens.snapshot import Snapshot
 from rules import actions, engine, queries
@@ -94,9 +95,17 @@ def damage_of(blow: DamageIn) -> Damage:
             return Gas(turns=int(blow.turns or 0))
 
 
-@api.post("/campaigns/{campaign_id}/damage", response=ActedOut, url_name="damage", summary="Aplicar daño")
+@api.post(
+    "/campaigns/{campaign_id}/damage",
+    response=ActedOut,
+    url_name="damage",
+    summary=gettext_lazy("Aplicar daño"),
+    description=gettext_lazy(
+        "Herir a uno o varios personajes, como «Aplicar daño» en la mesa: el servidor tira los dados y las tiradas que "
+        "hagan falta. Responde con la entrada del registro y los personajes como quedan."
+    ),
+)
 def damage(request: HttpRequest, campaign_id: int, blow: DamageIn) -> ActedOut:
-    """Wound one or several characters, as "Aplicar daño" does (the server rolls any check and any dice)."""
     campaign = table_of_token(request, campaign_id)
     try:
         outcome = actions.apply_damage(campaign, blow.characters, damage_of(blow), by=token_of(request).user)
@@ -105,9 +114,17 @@ def damage(request: HttpRequest, campaign_id: int, blow: DamageIn) -> ActedOut:
     return acted(request, campaign, outcome)
 
 
-@api.post("/campaigns/{campaign_id}/undo", response=ActedOut, url_name="undo", summary="Deshacer el último cambio")
+@api.post(
+    "/campaigns/{campaign_id}/undo",
+    response=ActedOut,
+    url_name="undo",
+    summary=gettext_lazy("Deshacer el último cambio"),
+    description=gettext_lazy(
+        "Deshacer el último cambio, como el botón de la mesa; «event»: el que se quiere deshacer (se rechaza si ya es "
+        "otro)."
+    ),
+)
 def undo(request: HttpRequest, campaign_id: int, event: int | None = None) -> ActedOut:
-    """Undo the latest change, as the table's button does; `event`: the one the caller means (refused if another)."""
     campaign = table_of_token(request, campaign_id)
     try:
         outcome = actions.undo(campaign, by=token_of(request).user, event=event)
@@ -120,11 +137,13 @@ def undo(request: HttpRequest, campaign_id: int, event: int | None = None) -> Ac
     "/campaigns/{campaign_id}/advance",
     response={200: ActedOut, 202: PreviewOut},
     url_name="advance",
-    summary="Avanzar el reloj (o ver antes qué pasará)",
+    summary=gettext_lazy("Avanzar el reloj (o ver antes qué pasará)"),
+    description=gettext_lazy(
+        "Avanzar el reloj, como su formulario: con «preview», lo que hará (202, sin cambiar nada) y la versión a la que"
+        " aplicarlo; sin él, el avance (409 si se da «version» y la mesa cambió desde entonces)."
+    ),
 )
 def advance(request: HttpRequest, campaign_id: int, time: AdvanceIn) -> Status[ActedOut | PreviewOut]:
-    """As the clock's form: with `preview`, what the advance will do (202, nothing changed) and the version to apply it
-    at; without it, the advance (refused with 409 when `version` is given and the table changed since)."""
     campaign = table_of_token(request, campaign_id)
     seconds = seconds_of(time)
     by = token_of(request).user
@@ -163,9 +182,17 @@ def seconds_of(time: AdvanceIn) -> int:
         raise Refused(422, str(error)) from error
 
 
-@api.post("/campaigns/{campaign_id}/expose", response=ActedOut, url_name="expose", summary="Exponer a una enfermedad")
+@api.post(
+    "/campaigns/{campaign_id}/expose",
+    response=ActedOut,
+    url_name="expose",
+    summary=gettext_lazy("Exponer a una enfermedad"),
+    description=gettext_lazy(
+        "Exponer personajes a una enfermedad: cada uno tira resistencia (1d12 + CON, la tira el servidor) salvo que hoy"
+        " esté protegido; los muertos no tiran."
+    ),
+)
 def expose(request: HttpRequest, campaign_id: int, exposure: ExposeIn) -> ActedOut:
-    """Each character rolls resistance (1d12 + CON, rolled by the server) unless protected today; the dead make none."""
     campaign = table_of_token(request, campaign_id)
     try:
         outcome = actions.expose(campaign, exposure.characters, exposure.disease, by=token_of(request).user)
@@ -174,7 +201,16 @@ def expose(request: HttpRequest, campaign_id: int, exposure: ExposeIn) -> ActedO
     return acted(request, campaign, outcome)
 
 
-@api.post("/campaigns/{campaign_id}/treat-wounds", response=ActedOut, url_name="treat_wounds", summary="Curar heridas")
+@api.post(
+    "/campaigns/{campaign_id}/treat-wounds",
+    response=ActedOut,
+    url_name="treat_wounds",
+    summary=gettext_lazy("Curar heridas"),
+    description=gettext_lazy(
+        "Un personaje con Curar Heridas trata las heridas del paciente (también las suyas): curan en la mitad de "
+        "tiempo."
+    ),
+)
 def treat_wounds(request: HttpRequest, campaign_id: int, treatment: TreatWoundsIn) -> ActedOut:
     campaign = table_of_token(request, campaign_id)
     try:
@@ -185,7 +221,11 @@ def treat_wounds(request: HttpRequest, campaign_id: int, treatment: TreatWoundsI
 
 
 @api.post(
-    "/campaigns/{campaign_id}/treat-illness", response=ActedOut, url_name="treat_illness", summary="Tratar enfermedad"
+    "/campaigns/{campaign_id}/treat-illness",
+    response=ActedOut,
+    url_name="treat_illness",
+    summary=gettext_lazy("Tratar enfermedad"),
+    description=gettext_lazy("Otro personaje con Curar Heridas trata una enfermedad del paciente."),
 )
 def treat_illness(request: HttpRequest, campaign_id: int, treatment: TreatIllnessIn) -> ActedOut:
     campaign = table_of_token(request, campaign_id)
@@ -197,7 +237,13 @@ def treat_illness(request: HttpRequest, campaign_id: int, treatment: TreatIllnes
     return acted(request, campaign, outcome)
 
 
-@api.post("/campaigns/{campaign_id}/medicate", response=ActedOut, url_name="medicate", summary="Dar medicamentos")
+@api.post(
+    "/campaigns/{campaign_id}/medicate",
+    response=ActedOut,
+    url_name="medicate",
+    summary=gettext_lazy("Dar medicamentos"),
+    description=gettext_lazy("Dar sus medicamentos a una enfermedad del paciente."),
+)
 def medicate(request: HttpRequest, campaign_id: int, medicine: MedicateIn) -> ActedOut:
     campaign = table_of_token(request, campaign_id)
     try:
@@ -207,7 +253,16 @@ def medicate(request: HttpRequest, campaign_id: int, medicine: MedicateIn) -> Ac
     return acted(request, campaign, outcome)
 
 
-@api.post("/campaigns/{campaign_id}/exertion", response=ActedOut, url_name="exertion", summary="Tirada de esfuerzo")
+@api.post(
+    "/campaigns/{campaign_id}/exertion",
+    response=ActedOut,
+    url_name="exertion",
+    summary=gettext_lazy("Tirada de esfuerzo"),
+    description=gettext_lazy(
+        "Una acción física con 1 a 4 PG: 1d12 + CON contra 12, o se pierde 1 PG; «die» como salió en la mesa, o lo tira"
+        " el servidor."
+    ),
+)
 def exertion(request: HttpRequest, campaign_id: int, effort: ExertionIn) -> ActedOut:
     campaign = table_of_token(request, campaign_id)
     try:
@@ -221,11 +276,13 @@ def exertion(request: HttpRequest, campaign_id: int, effort: ExertionIn) -> Acte
     "/campaigns/{campaign_id}/checks/{check_id}/answer",
     response=ActedOut,
     url_name="answer_check",
-    summary="Tirar una tirada pedida",
+    summary=gettext_lazy("Tirar una tirada pedida"),
+    description=gettext_lazy(
+        "El jugador del personaje (o quien lleva la campaña) tira una tirada pedida: «die» como salió, o la tira el "
+        "servidor. Una sola vez: una segunda respuesta se rechaza (409) y no cambia nada."
+    ),
 )
 def answer_check(request: HttpRequest, campaign_id: int, check_id: int, answer: AnswerIn) -> ActedOut:
-    """The character's player (or a GM) rolls a check the GM called: `die` as rolled, or the server rolls it. Once:
-    a second answer is refused (409) and changes nothing."""
     campaign = acting(request, campaign_id)
     audience = audience_of(request, campaign)
     seen = [character.pk for character in access.roster_of(campaign).seen_by(audience)]
@@ -238,9 +295,16 @@ def answer_check(request: HttpRequest, campaign_id: int, check_id: int, answer: 
     return acted(request, campaign, outcome)
 
 
-@api.post("/campaigns/{campaign_id}/checks/cancel", response=ActedOut, url_name="cancel_checks", summary="Anular")
+@api.post(
+    "/campaigns/{campaign_id}/checks/cancel",
+    response=ActedOut,
+    url_name="cancel_checks",
+    summary=gettext_lazy("Anular"),
+    description=gettext_lazy(
+        "Anular tiradas pedidas que siguen pendientes: queda en el registro, y deshacerlo las vuelve a pedir."
+    ),
+)
 def cancel_checks(request: HttpRequest, campaign_id: int, cancelled: CancelIn) -> ActedOut:
-    """Take back called checks still pending (the GM's): logged, and an undo calls them again."""
     campaign = table_of_token(request, campaign_id)
     try:
         outcome = actions.cancel_check(campaign, cancelled.checks, by=token_of(request).user)

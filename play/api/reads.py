@@ -20,6 +20,7 @@ from play.api.schemas import (
     SessionOut,
 )
 from play.api.v1 import Refused, api, audience_of, campaign_of, said_to, token_of
+from play.api.words import gettext_lazy
 from play.log.pages import LOG_LENGTH, next_page, older_than, table_log
 from play.log.story import Entry
 from play.screens.game_sessions import recap_of
@@ -53,10 +54,18 @@ def player_share(campaign: Campaign, audience: access.Audience, before: int | No
     return [said_to(event, roster, audience) for event in older_than(about, before)[:LOG_LENGTH]]
 
 
-@api.get("/campaigns/{campaign_id}/log", response=LogOut, url_name="log", summary="El registro, por páginas")
+@api.get(
+    "/campaigns/{campaign_id}/log",
+    response=LogOut,
+    url_name="log",
+    summary=gettext_lazy("El registro, por páginas"),
+    description=gettext_lazy(
+        "El registro, 40 entradas por página, lo más reciente primero; «before»: la página anterior a esa entrada. "
+        "Quien lleva la campaña lee todo el registro con el suceso tipado de cada entrada; un jugador, su parte: las "
+        "entradas sobre sus personajes, en palabras."
+    ),
+)
 def log(request: HttpRequest, campaign_id: int, before: int | None = None) -> LogOut:
-    """The log, 40 entries a page, newest first; `before`: the page before that entry id. A GM reads the whole log with
-    each entry's typed event; a player their share of it: the entries about their characters, in words."""
     campaign = campaign_of(request, campaign_id)
     audience = audience_of(request, campaign)
     if before is not None and not 0 < before < 2**63:
@@ -67,9 +76,17 @@ def log(request: HttpRequest, campaign_id: int, before: int | None = None) -> Lo
     )
 
 
-@api.get("/campaigns/{campaign_id}/checks", response=list[CheckOut], url_name="checks", summary="Tiradas pendientes")
+@api.get(
+    "/campaigns/{campaign_id}/checks",
+    response=list[CheckOut],
+    url_name="checks",
+    summary=gettext_lazy("Tiradas pendientes"),
+    description=gettext_lazy(
+        "Las tiradas pedidas que esperan su dado: todas para quien lleva la campaña, las de sus personajes para un "
+        "jugador."
+    ),
+)
 def checks(request: HttpRequest, campaign_id: int) -> list[CheckOut]:
-    """The checks the GM called that wait for their roll: every one for a GM, a player's own characters' for them."""
     campaign = campaign_of(request, campaign_id)
     audience = audience_of(request, campaign)
     seen = {character.pk for character in access.roster_of(campaign).seen_by(audience)}
@@ -95,9 +112,16 @@ def checks(request: HttpRequest, campaign_id: int) -> list[CheckOut]:
     ]
 
 
-@api.get("/campaigns/{campaign_id}/diseases", response=list[DiseaseOut], url_name="diseases", summary="Enfermedades")
+@api.get(
+    "/campaigns/{campaign_id}/diseases",
+    response=list[DiseaseOut],
+    url_name="diseases",
+    summary=gettext_lazy("Enfermedades"),
+    description=gettext_lazy(
+        "Las enfermedades a las que se puede exponer a los personajes: las del reglamento y las propias de la campaña."
+    ),
+)
 def diseases(request: HttpRequest, campaign_id: int) -> list[DiseaseOut]:
-    """The diseases its GMs may expose characters to: the built-in ones and the campaign's own."""
     campaign = campaign_of(request, campaign_id)
     if not audience_of(request, campaign).is_gm:
         raise Refused(403, _("Solo quien lleva la campaña puede hacer esto."))
@@ -107,9 +131,17 @@ def diseases(request: HttpRequest, campaign_id: int) -> list[DiseaseOut]:
     ]
 
 
-@api.get("/campaigns/{campaign_id}/sessions", response=list[SessionOut], url_name="sessions", summary="Sesiones")
+@api.get(
+    "/campaigns/{campaign_id}/sessions",
+    response=list[SessionOut],
+    url_name="sessions",
+    summary=gettext_lazy("Sesiones"),
+    description=gettext_lazy(
+        "Las sesiones de juego: todas para quien lleva la campaña; para un jugador, las que tienen el resumen "
+        "compartido."
+    ),
+)
 def sessions(request: HttpRequest, campaign_id: int) -> list[SessionOut]:
-    """The campaign's game sessions: every one for a GM, those whose recap the GM shared for a player."""
     campaign = campaign_of(request, campaign_id)
     listed = campaign.game_sessions.order_by("number")
     if not audience_of(request, campaign).is_gm:
@@ -126,10 +158,18 @@ def sessions(request: HttpRequest, campaign_id: int) -> list[SessionOut]:
     ]
 
 
-@api.get("/campaigns/{campaign_id}/sessions/{number}/recap", response=RecapOut, url_name="recap", summary="Un resumen")
+@api.get(
+    "/campaigns/{campaign_id}/sessions/{number}/recap",
+    response=RecapOut,
+    url_name="recap",
+    summary=gettext_lazy("Un resumen"),
+    description=gettext_lazy(
+        "El resumen de una sesión como lo lee su lector en su página: los personajes de un jugador enteros, un "
+        "compañero como lo muestra la vista del grupo (uno oculto, en absoluto); un jugador solo lee un resumen "
+        "compartido."
+    ),
+)
 def recap(request: HttpRequest, campaign_id: int, number: int) -> RecapOut:
-    """A session's recap as the reader may read it on its page: a player's own characters in full, a companion as the
-    party view shows it (a hidden one not at all); a player reads only a recap the GM shared."""
     campaign_of(request, campaign_id)  # a token limited to another campaign: 404
     if not 0 < number < 2**31:
         raise Http404

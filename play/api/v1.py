@@ -28,6 +28,7 @@ from play.api.schemas import (
     IllnessOut,
     WoundOut,
 )
+from play.api.words import gettext_lazy
 from play.log.pages import names_in
 from play.log.story import Entry, entry_for
 from play.party import companion
@@ -78,8 +79,13 @@ class PerToken(BaseThrottle):
 api = NinjaAPI(
     title="12Plus",
     version="1",
-    description="La API del tracker de campañas de Sistema 12Plus: lo que cada token puede ver y hacer es lo que su "
-    "cuenta puede en las páginas.",
+    description=gettext_lazy(
+        "La API del tracker de campañas de Sistema 12Plus: lo que cada token puede ver y hacer es lo que su cuenta "
+        "puede en las páginas. Cada llamada lleva «Authorization: Bearer» con un token personal (se crean en la "
+        "página de la cuenta); una negativa es «application/problem+json» (RFC 9457). Los cambios en vivo: "
+        "GET /api/v1/campaigns/{campaign_id}/events, un flujo Server-Sent Events de JSON tipado (mensajes «state», "
+        "«change» y «end»), que se reanuda con Last-Event-ID."
+    ),
     urls_namespace="api",
     auth=Bearer(),
     throttle=PerToken(settings.API_CALLS_PER_MINUTE),
@@ -123,6 +129,9 @@ def throttled(request: HttpRequest, error: Throttled) -> HttpResponse:
 
 @api.exception_handler(HttpError)
 def http_error(request: HttpRequest, error: HttpError) -> HttpResponse:
+    """What django-ninja refuses itself: a body that is not JSON (its 400) is data not valid, as any other."""
+    if error.status_code == 400:
+        return problem(request, 422, _("Datos no válidos"), _("El cuerpo de la petición no es JSON válido."))
     return problem(request, error.status_code, str(error))
 
 
@@ -189,7 +198,15 @@ def campaign_out(campaign: Campaign) -> CampaignOut:
     )
 
 
-@api.get("/campaigns", response=list[CampaignOut], url_name="campaigns", summary="Las campañas de la cuenta")
+@api.get(
+    "/campaigns",
+    response=list[CampaignOut],
+    url_name="campaigns",
+    summary=gettext_lazy("Las campañas de la cuenta"),
+    description=gettext_lazy(
+        "Las campañas que la cuenta del token lleva o juega (solo una, si el token está limitado a ella)."
+    ),
+)
 def campaigns(request: HttpRequest) -> list[CampaignOut]:
     token = token_of(request)
     seen = access.campaigns_of(token.user)
@@ -198,7 +215,15 @@ def campaigns(request: HttpRequest) -> list[CampaignOut]:
     return [campaign_out(campaign) for campaign in seen.order_by("name", "id")]
 
 
-@api.get("/campaigns/{campaign_id}", response=CampaignOut, url_name="campaign", summary="Una campaña")
+@api.get(
+    "/campaigns/{campaign_id}",
+    response=CampaignOut,
+    url_name="campaign",
+    summary=gettext_lazy("Una campaña"),
+    description=gettext_lazy(
+        "Una campaña: su nombre, su reloj (en segundos de campaña y en palabras) y lo que cada jugador ve de los demás."
+    ),
+)
 def campaign(request: HttpRequest, campaign_id: int) -> CampaignOut:
     return campaign_out(campaign_of(request, campaign_id))
 
@@ -236,11 +261,14 @@ def character_out(card: Card) -> CharacterOut:
     "/campaigns/{campaign_id}/characters",
     response=CharactersOut,
     url_name="characters",
-    summary="Los personajes, como los ves",
+    summary=gettext_lazy("Los personajes, como los ves"),
+    description=gettext_lazy(
+        "Los personajes que la cuenta ve enteros (todos para quien lleva la campaña, los suyos para un jugador) y, para"
+        " un jugador, sus compañeros como los muestra la vista del grupo: PG exactos, una palabra o nada (uno oculto no"
+        " aparece, ni su nombre)."
+    ),
 )
 def characters(request: HttpRequest, campaign_id: int) -> CharactersOut:
-    """Those this account sees in full (every one for a GM, their own for a player), and a player's companions as the
-    party view shows them: PG exact, or one word, or nothing at all (a hidden one is not here, name and all)."""
     campaign = campaign_of(request, campaign_id)
     return characters_seen(Snapshot(campaign), audience_of(request, campaign))
 

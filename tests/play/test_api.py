@@ -242,7 +242,7 @@ def test_odd_blows_are_refused_with_a_problem_and_change_nothing(world: World):
     broken = Client().post(
         f"/api/v1/campaigns/{a.pk}/damage", data=b"{\xff", content_type="application/json", headers=bearer(token)
     )
-    assert broken.status_code in (400, 422)
+    assert broken.status_code == 422 and broken["Content-Type"] == "application/problem+json"
 
 
 def test_the_log_comes_by_pages_the_gms_with_typed_events_a_players_share_in_words(world: World):
@@ -310,3 +310,15 @@ def test_a_token_is_throttled_alone_with_a_problem_and_retry_after(world: World,
     assert get("/campaigns", other).status_code == 200  # another token of the same account: its own count
     clock[0] += 45  # the next minute
     assert get("/campaigns", bot).status_code == 200
+
+
+def test_the_document_and_its_page_speak_the_readers_language(db):
+    spanish = Client().get("/api/v1/openapi.json", headers={"Accept-Language": "es"}).json()
+    english = Client().get("/api/v1/openapi.json", headers={"Accept-Language": "en"}).json()
+    damage = "/api/v1/campaigns/{campaign_id}/damage"
+    assert spanish["paths"][damage]["post"]["summary"] == "Aplicar daño"
+    assert english["paths"][damage]["post"]["summary"] == "Apply damage"
+    assert english["info"]["description"].startswith("The API of the Sistema 12Plus campaign tracker")
+    assert "Herir a uno o varios" in spanish["paths"][damage]["post"]["description"]
+    page = Client().get("/api/v1/docs", headers={"Accept-Language": "en"})
+    assert page.status_code == 200 and b"cdn" not in page.content.lower()
