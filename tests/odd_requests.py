@@ -305,6 +305,7 @@ ROUTES: dict[str, Route] = {
     "api:log": Route(("get",), in_a, query=lambda t: {"before": "5"}, examples=10),
     "api:advance": Route(("post",), in_a, data=lambda t: {"duration": "1d", "preview": "true"}, examples=10),
     "api:checks": Route(("get",), in_a, examples=5),
+    "api:events": Route(("get",), in_a, query=lambda t: {"last_event_id": "5"}, examples=5),
     "api:diseases": Route(("get",), in_a, examples=5),
     "api:sessions": Route(("get",), in_a, examples=5),
     "api:recap": Route(("get",), lambda t: {"campaign_id": t.world.campaign_a.pk, "number": 1}, examples=5),

@@ -51,6 +51,8 @@ Body = Callable[[World], dict[str, Any]] | None
 API_MATRIX: dict[str, tuple[str, Callable[[World], dict[str, int]], Body, dict[str, int]]] = {
     "api:campaigns": ("get", lambda w: {}, None, by(200, 200, 200)),  # each lists its own
     "api:campaign": ("get", in_a, None, by(200, 200)),
+    # The live stream: 204 under the test client's WSGI (tests/play/test_api_stream.py streams from a real server).
+    "api:events": ("get", in_a, None, by(204, 204)),
     "api:characters": ("get", in_a, None, by(200, 200)),
     "api:log": ("get", in_a, None, by(200, 200)),  # a player's: their share of it
     "api:checks": ("get", in_a, None, by(200, 200)),
