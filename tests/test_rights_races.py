@@ -272,7 +272,7 @@ def test_a_co_gms_api_token_that_meets_their_removal_is_refused(world: World):
         lambda: Client().post(url, blow, content_type="application/json", headers={"Authorization": f"Bearer {token}"}),
         lambda: removal.append(actions.remove_co_gm(world.campaign_a, world.co_gm.pk, by=world.gm_a).event),
     )
-    assert answer.status_code == 422 and answer["Content-Type"] == "application/problem+json"
+    assert answer.status_code == 403 and answer["Content-Type"] == "application/problem+json"
     assert "Ya no llevas esta campaña" in answer.json()["title"]
     nothing_landed(world, removal[0])
 

@@ -122,7 +122,14 @@ def access_tokens(request: HttpRequest) -> HttpResponse:
         request.session[MADE] = {"name": row.name, "token": token}
         return redirect("access_tokens")
     listed = AccessToken.objects.filter(user=user).select_related("campaign")
-    context = {"form": form, "tokens": listed, "made": request.session.pop(MADE, None), "now": timezone.now()}
+    now = timezone.now()
+    context = {
+        "form": form,
+        "tokens": listed,
+        "made": request.session.pop(MADE, None),
+        "now": now,
+        "a_minute_ago": now - tokens.USED_EVERY,  # a use since then is "un momento" ago, not "0 minutos"
+    }
     return render(request, "access_tokens.html", context, status=400 if form.errors else 200)
 
 
