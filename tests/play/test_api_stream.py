@@ -161,3 +161,18 @@ def test_an_expired_absent_or_foreign_token_is_refused(world: World):
         answer = Client().get(path, headers=headers)
         assert answer.status_code == status, headers
         assert answer["Content-Type"] == "application/problem+json"
+
+
+def test_the_sessions_sweep_ends_an_api_stream_whose_token_is_no_longer_live(world: World):
+    """What no notice tells (a token expired, its account made inactive by a bulk update) the sweep asks of every
+    stream: an API stream's key names its token (play.live.logins.invalid_sessions)."""
+    from play.live.logins import invalid_sessions
+
+    live, revoked, expired = (tokens.create_token(world.gm_a, name=name)[0] for name in ("live", "revoked", "expired"))
+    tokens.revoke_token(world.gm_a, revoked.pk)
+    AccessToken.objects.filter(pk=expired.pk).update(expires=timezone.now() - timedelta(seconds=1))
+    signed = {(world.gm_a.pk, tokens.stream_key(row.pk)) for row in (live, revoked, expired)}
+    forged = (world.player_a.pk, tokens.stream_key(live.pk))  # another account naming this token
+    assert invalid_sessions(signed | {forged}) == signed - {(world.gm_a.pk, tokens.stream_key(live.pk))} | {forged}
+    type(world.gm_a).objects.filter(pk=world.gm_a.pk).update(is_active=False)
+    assert (world.gm_a.pk, tokens.stream_key(live.pk)) in invalid_sessions(signed)
