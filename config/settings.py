@@ -6,6 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
@@ -19,8 +20,6 @@ DEBUG = env_bool("DEBUG", True)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
-        from django.core.exceptions import ImproperlyConfigured
-
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
     SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production-12plus"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
@@ -69,7 +68,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # first: the client's address, which everything after it counts by (the socket's unless TRUSTED_PROXIES)
+    # first: the request's id, and its one log line (config.request_log): it sees the socket's address, to trust the
+    # balancer's X-Request-ID from TRUSTED_PROXIES only
+    "config.request_log.RequestLogMiddleware",
+    # the client's address, which everything after it counts by (the socket's unless TRUSTED_PROXIES)
     "config.client_address.ClientAddressMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.outage.OutageMiddleware",
@@ -98,6 +100,7 @@ STREAM_MIDDLEWARE = [
     for path in MIDDLEWARE
     if path
     in {
+        "config.request_log.RequestLogMiddleware",
         "config.client_address.ClientAddressMiddleware",
         "django.middleware.security.SecurityMiddleware",
         "config.outage.OutageMiddleware",
@@ -249,15 +252,37 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
 if env_bool("TRUST_X_FORWARDED_PROTO", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# LOG_FORMAT=json: one JSON object per line (config.request_log.JsonLines), the server's own lines too; else text.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text")
+if LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured("LOG_FORMAT must be text or json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"json": {"()": "config.request_log.JsonLines"}},
+    "filters": {"routes": {"()": "config.request_log.RoutesNotPaths"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["routes"],
+            **({"formatter": "json"} if LOG_FORMAT == "json" else {}),
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # django-axes logs every login at INFO; lockouts are warnings. The task queue logs each job it runs at INFO (one
     # a minute): its warnings only, unless TASK_LOG_LEVEL says otherwise; each tick made is logged by rules.tasks.
     "loggers": {
         "axes": {"level": "WARNING"},
         "procrastinate": {"level": os.environ.get("TASK_LOG_LEVEL", "WARNING")},
+        # Django's own lines through our one handler only (its default adds a plain-text one under DEBUG)
+        "django": {"handlers": ["console"], "propagate": False, "level": "INFO"},
+        # Each request's line (config.request_log): in the JSON logs; in text, the server's access log says as much.
+        "twelveplus.requests": {"level": "INFO" if LOG_FORMAT == "json" else "WARNING"},
+        # The server's own lines (uvicorn's, configured before Django is): through the same handler, in the same form.
+        **{
+            name: {"handlers": ["console"], "propagate": False}
+            for name in ("uvicorn", "uvicorn.error", "uvicorn.access")
+            if LOG_FORMAT == "json"
+        },
     },
 }

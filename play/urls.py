@@ -12,6 +12,7 @@ from play.views import (
     co_gms,
     diseases,
     game_sessions,
+    health,
     logs,
     offline,
     rules_page,
@@ -41,6 +42,9 @@ CHARACTER = CAMPAIGN + "characters/<int:character_id>/"
 DISEASES = CAMPAIGN + "diseases/"
 
 urlpatterns = [
+    # the balancer's health checks: no session, no login
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
     # the API for bots and modules (play.api): a token, no session
     path("api/v1/", include((api.urls(), "api"), namespace="api")),
     # campaigns, accounts and invitations

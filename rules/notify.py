@@ -97,9 +97,18 @@ ENDED = "ended_session"
 CHANGED_USER = "changed_user"
 
 
+# A process's probe of its own LISTEN connection (play.live.health): it sends this with its own id and must hear it
+# back. Every process hears every probe; each heeds only its own.
+PROBE = "probe"
+
+
+def notice_payload(kind: str, value: str | int) -> str:
+    return msgspec.json.encode({kind: value}).decode()
+
+
 def send_notice(kind: str, value: str | int) -> None:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, msgspec.json.encode({kind: value}).decode()])
+        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, notice_payload(kind, value)])
 
 
 def notice(payload: str, kind: str) -> object:
@@ -135,3 +144,9 @@ def changed_user(payload: str) -> int | None:
     """The user id a payload says changed, or None for any other payload."""
     user_id = notice(payload, CHANGED_USER)
     return user_id if type(user_id) is int else None
+
+
+def probe_of(payload: str) -> str | None:
+    """The process id a probe names, or None for any other payload."""
+    probe = notice(payload, PROBE)
+    return probe if isinstance(probe, str) else None

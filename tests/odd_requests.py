@@ -296,6 +296,8 @@ ROUTES: dict[str, Route] = {
         ACTION, data=lambda t: {"name": "Bot", "scope": "read", "campaign": str(t.world.campaign_a.pk), "expires": ""}
     ),
     "access_token_revoke": Route(("post",), lambda t: {"token_id": 1}, examples=20),
+    "healthz": Route(("get",), examples=5),
+    "readyz": Route(("get",), examples=5),
     "api:api-root": Route(("get",), examples=5),
     "api:campaigns": Route(("get",), examples=10),
     "api:campaign": Route(("get",), in_a, examples=10),

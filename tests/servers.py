@@ -31,9 +31,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def asgi_server(**settings_env: str):
-    """Start `uvicorn config.asgi:application` on a free port (with extra environment, e.g. a cap of the settings);
-    yield its base URL; stop it."""
+def asgi_server(log: Path | None = None, **settings_env: str):
+    """Start `uvicorn config.asgi:application` on a free port (with extra environment, e.g. a cap of the settings;
+    its output written to `log`, if given); yield its base URL; stop it."""
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "1", **settings_env}
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set for Playwright in this process; the server must stay async-safe
@@ -56,6 +56,8 @@ def asgi_server(**settings_env: str):
         ],
         cwd=ROOT,
         env=env,
+        stdout=None if log is None else log.open("w"),
+        stderr=subprocess.STDOUT if log is not None else None,
     )
     base = f"http://127.0.0.1:{port}"
     try:

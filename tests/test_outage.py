@@ -275,3 +275,22 @@ def queue_pass(url: str, moment: datetime) -> None:
     app = procrastinate.App(connector=procrastinate.SyncPsycopgConnector(conninfo=url))
     with app.open():
         app.configure_task("due_ticks", queue="ticks").defer(timestamp=int(moment.timestamp()))
+
+
+def test_readyz_is_down_within_two_seconds_of_the_database_and_up_again_after_it(database: Database):
+    with asgi_server(DATABASE_URL=database.url) as base:
+        deadline = time.monotonic() + 5
+        while httpx.get(f"{base}/readyz", timeout=5).status_code != 200:
+            assert time.monotonic() < deadline, "never ready"
+            time.sleep(0.1)
+        database.stop()
+        stopped = time.monotonic()
+        while (answer := httpx.get(f"{base}/readyz", timeout=5)).status_code == 200:
+            time.sleep(0.1)
+        assert time.monotonic() - stopped < 2.0 and answer.text == "not ready: database\n"
+        assert httpx.get(f"{base}/healthz", timeout=5).status_code == 200  # the process is up all the same
+        database.start()
+        started = time.monotonic()
+        while httpx.get(f"{base}/readyz", timeout=5).status_code != 200:
+            assert time.monotonic() - started < 15, "not ready again"
+            time.sleep(0.2)

@@ -17,6 +17,7 @@ import asyncio
 import contextvars
 import logging
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -76,6 +77,11 @@ class Hub:
         # its latest, and how many times the LISTEN connection was made. See `mark`.
         self.heard: dict[int, int] = {}
         self.changes_heard = 0
+        # Kept listening with no stream open (play.live.health asks it to: a process ready to serve is one whose
+        # LISTEN connection hears), and when it last heard this process's own probe (its id: `process`).
+        self.kept = False
+        self.process = uuid.uuid4().hex
+        self.probe_heard: float | None = None
         self.listened = 0
         # A campaign's version as a read found it, with the mark taken before that read: still its version while the
         # mark is the same (known_version). A storm of reconnects draws their first screens without reading it.
@@ -202,6 +208,12 @@ class Hub:
             self.beater = asyncio.create_task(self.beat(), context=contextvars.Context())
         return watcher
 
+    def keep_listening(self) -> None:
+        """Listen from now on, whether or not any stream is open (play.live.health)."""
+        self.kept = True
+        if self.listener is None or self.listener.done():
+            self.listener = asyncio.create_task(self.listen(), context=contextvars.Context())
+
     def streams_of(self, user_id: int) -> int:
         """How many streams this process holds open for one user, over all their campaigns. A stream registered but
         never started (its browser left before the first byte) is forgotten after a while: nothing else would."""
@@ -245,7 +257,7 @@ class Hub:
     async def _listen(self) -> None:
         delay = 0.25
         first = True
-        while self.watchers:
+        while self.watchers or self.kept:
             try:
                 params = {
                     k: v
@@ -262,7 +274,7 @@ class Hub:
                     first = False
                     async for notice in conn.notifies():
                         await self.dispatch(notice.payload)
-                        if not self.watchers:
+                        if not self.watchers and not self.kept:
                             return
             except asyncio.CancelledError:
                 raise
@@ -286,7 +298,11 @@ class Hub:
             await self.changed(change)
 
     def notice(self, payload: str) -> None:
-        """An account's notice: its sessions' streams end, if they no longer sign it in."""
+        """An account's notice: its sessions' streams end, if they no longer sign it in. Or a probe: this process's
+        own is heard (play.live.health)."""
+        if notify.probe_of(payload) == self.process:
+            self.probe_heard = time.monotonic()
+            return
         user_id = notify.changed_user(payload)
         if user_id is not None:
             mine = [

@@ -136,6 +136,9 @@ MATRIX = {
     # The API's document and its interactive page are public (they say what the API is, nothing of anyone's).
     "api:openapi-json": ("get", lambda w: {}, {persona: 200 for persona in PERSONAS}),
     "api:openapi-view": ("get", lambda w: {}, {persona: 200 for persona in PERSONAS}),
+    # The balancer's health checks: nobody's, no login (503 "asgi" under the test client: no live streams here).
+    "healthz": ("get", lambda w: {}, everyone(200, anonymous=200)),
+    "readyz": ("get", lambda w: {}, everyone(503, anonymous=503)),
     "tick_preview": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "undo": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 302})),
     # "Entendido" on "Desde tu última visita": anyone who sees the campaign puts their own panel away.
