@@ -14,10 +14,10 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-def env_networks(name: str) -> list[Network]:
-    """Addresses or networks, comma-separated ("10.0.0.2, 10.1.0.0/16"): TRUSTED_PROXIES."""
+def env_networks(name: str, default: str = "") -> list[Network]:
+    """Addresses or networks, comma-separated ("10.0.0.2, 10.1.0.0/16"): TRUSTED_PROXIES, METRICS_ALLOWED."""
     found = []
-    for item in env_list(name, ""):
+    for item in env_list(name, default):
         try:
             found.append(ip_network(item, strict=False))
         except ValueError as error:

@@ -25,6 +25,8 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from config import metrics
+
 RETRY_AFTER_SECONDS = 5
 GUARDED = "outage_guarded"
 
@@ -79,7 +81,10 @@ def stop_at_outage(sender: Any, request: HttpRequest | None = None, **kwargs: An
 
 
 def unavailable(request: HttpRequest, error: Unavailable) -> HttpResponse:
-    logger.warning("503 for %s %s: the database is unreachable (%s)", request.method, request.path, error.__cause__)
+    metrics.UNAVAILABLE.labels("database").inc()
+    match = request.resolver_match
+    route = match.route if match is not None else "(no route)"  # never the path: it may hold a secret
+    logger.warning("503 for %s %s: the database is unreachable (%s)", request.method, route, error.__cause__)
     with translation.override(translation.get_language_from_request(request)):
         page = render_to_string("503.html", {"retry_after": RETRY_AFTER_SECONDS})
     response = HttpResponse(page, status=503)

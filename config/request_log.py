@@ -22,10 +22,12 @@ from typing import Any
 
 from asgiref.sync import iscoroutinefunction
 from django.conf import settings
+from django.db import connections
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
 from django.utils.decorators import sync_and_async_middleware
 
+from config import metrics
 from config.client_address import trusted
 
 logger = logging.getLogger("twelveplus.requests")
@@ -44,6 +46,7 @@ def request_id_of(request: HttpRequest) -> str:
 def logged(request: HttpRequest, response: HttpResponseBase, started: float) -> None:
     """The request's line: who (the user's id, if the request read its user), what (the route, its campaign), how it
     ended and how long it took."""
+    seconds = time.perf_counter() - started
     match = request.resolver_match
     user = request.__dict__.get("user")
     cached = getattr(user, "_wrapped", None) if user is not None else None  # read by the request: no query here
@@ -55,9 +58,15 @@ def logged(request: HttpRequest, response: HttpResponseBase, started: float) -> 
         "campaign_id": match.kwargs.get("campaign_id") if match is not None else None,
         "user_id": getattr(cached, "pk", None),
         "status": response.status_code,
-        "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+        "duration_ms": round(seconds * 1000, 1),
     }
     logger.info("%s %s %s", request.method, fields["route"] or "(no route)", response.status_code, extra=fields)
+    metrics.REQUESTS.labels(fields["view"] or "(no route)", str(response.status_code)).observe(
+        time.perf_counter() - started
+    )
+    pool = getattr(connections["default"], "pool", None)  # the PostgreSQL backend's pool, when settings turn it on
+    if pool is not None:
+        metrics.pool_seen(pool.get_stats())
 
 
 @sync_and_async_middleware

@@ -39,6 +39,8 @@ DISEASES_PER_CAMPAIGN = int(os.environ.get("DISEASES_PER_CAMPAIGN", "200"))  # i
 SESSIONS_PER_CAMPAIGN = int(os.environ.get("SESSIONS_PER_CAMPAIGN", "10000"))
 # The reverse proxies whose X-Forwarded-For is believed: addresses or networks, comma-separated (config.client_address).
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
+# The addresses Prometheus may scrape /metrics from (the client's address, as config.client_address finds it).
+METRICS_ALLOWED = env_networks("METRICS_ALLOWED", "127.0.0.1,::1")
 STREAMS_PER_USER = int(os.environ.get("STREAMS_PER_USER", "12"))
 # Calls one API token may make in a minute, in each server process (play.api.v1.PerToken); more answer 429.
 API_CALLS_PER_MINUTE = int(os.environ.get("API_CALLS_PER_MINUTE", "240"))

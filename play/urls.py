@@ -45,6 +45,7 @@ urlpatterns = [
     # the balancer's health checks: no session, no login
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("metrics", health.metrics, name="metrics"),
     # the API for bots and modules (play.api): a token, no session
     path("api/v1/", include((api.urls(), "api"), namespace="api")),
     # campaigns, accounts and invitations

@@ -20,6 +20,7 @@ from procrastinate.contrib.django import app
 from procrastinate.exceptions import AlreadyEnqueued
 from procrastinate.jobs import Status
 
+from config import metrics
 from rules import actions, queries
 from rules.actions import ActionError
 
@@ -58,6 +59,7 @@ def tick_campaign(campaign_id: int, timestamp: int) -> int | None:
     if event is None:
         return None
     seconds = event.clock_after - event.clock_before
+    metrics.TICKS.inc()
     logger.info("campaign %s: time between sessions, %s s (event %s)", campaign_id, seconds, event.pk)
     return event.pk
 

@@ -79,6 +79,13 @@ def run() -> int:
         manage("collectstatic", "--no-input", "-v", "0")
     manage("load_demo")  # only with DEBUG=1 or DEMO=1
     host, port = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
+    # /metrics sums every process's figures from files in this folder (config.metrics): emptied at each start, as
+    # the figures of the processes of an earlier run are not this run's.
+    if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(ROOT / ".data" / "metrics")
+    metrics = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+    shutil.rmtree(metrics, ignore_errors=True)
+    metrics.mkdir(parents=True)
     # The task queue's worker (rules.tasks: the ticks of time between sessions), beside the web server; TASK_WORKER=0
     # leaves it out (another host runs the workers: README "Running on several machines").
     worker = None

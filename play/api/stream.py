@@ -58,6 +58,8 @@ class ApiView:
     is_gm: bool
     language: str
 
+    kind = "api"
+
     @property
     def audience(self) -> access.Audience:
         return access.Audience(self.campaign_id, self.user_id, is_gm=self.is_gm)
@@ -292,10 +294,13 @@ async def stream(watcher: Watcher, since: int | None) -> AsyncGenerator[bytes]:
                 yield ending(str(message))
                 return
             if event and event <= latest:
+                streams.hub.sent(event)  # in its first messages already
                 continue
             data = message if isinstance(message, bytes) else message.encode()
             yield (f"id: {event}\n".encode() + data) if event else data
             latest = max(latest, event)
+            if event:
+                streams.hub.sent(event)
     finally:
         streams.hub.forget(watcher)
 

@@ -233,6 +233,8 @@ async def stream(watcher: Watcher) -> AsyncGenerator[bytes]:
                 return
             yield text if isinstance(text, bytes) else text.encode()
             watcher.last_event = max(watcher.last_event, event)  # sent: a tab closed before it never showed it
+            if event:
+                streams.hub.sent(event)
     except (asyncio.CancelledError, GeneratorExit):
         streams.hub.remember(watcher)  # its browser closed it: the same request, soon, is let in again from memory
         raise

@@ -25,6 +25,9 @@ class Watched(Protocol):
     @property
     def user_id(self) -> int: ...
 
+    @property
+    def kind(self) -> str: ...  # what screen it is ("table", "page", "sheet", "api"): the metrics count streams by it
+
     def __hash__(self) -> int: ...
 
 

@@ -27,6 +27,7 @@ from asgiref.sync import sync_to_async
 from django.db import connections
 from django.utils import timezone
 
+from config import metrics
 from play.live import logins
 from play.live.messages import Watched, message
 from play.live.watchers import (
@@ -48,6 +49,7 @@ from play.live.watchers import (
 from rules import notify
 
 logger = logging.getLogger(__name__)
+UNSENT_KEPT = 1000  # changes whose messages are counted until sent (the metrics' fan-out time)
 
 
 def register(screens: Screens[Any]) -> None:
@@ -77,6 +79,8 @@ class Hub:
         # its latest, and how many times the LISTEN connection was made. See `mark`.
         self.heard: dict[int, int] = {}
         self.changes_heard = 0
+        # Of each recent change (by its event): when it was heard, and how many of its messages are still to be sent.
+        self.unsent: dict[int, list[float]] = {}
         # Kept listening with no stream open (play.live.health asks it to: a process ready to serve is one whose
         # LISTEN connection hears), and when it last heard this process's own probe (its id: `process`).
         self.kept = False
@@ -196,6 +200,7 @@ class Hub:
         return data
 
     def watch(self, watcher: Watcher) -> Watcher:
+        metrics.STREAMS.labels(watcher.seen.kind).inc()
         self.watchers[watcher.campaign_id].add(watcher)
         self.of_user[watcher.user_id].add(watcher)
         # The process's tasks, in a context of their own, not that of the connect that starts them: its thread
@@ -234,6 +239,8 @@ class Hub:
         return None
 
     def forget(self, watcher: Watcher) -> None:
+        if watcher in self.watchers.get(watcher.campaign_id, ()):
+            metrics.STREAMS.labels(watcher.seen.kind).dec()
         mine = self.of_user.get(watcher.user_id)
         if mine is not None:
             mine.discard(watcher)
@@ -322,6 +329,7 @@ class Hub:
 
     async def changed(self, change: notify.Change) -> None:
         """A change of a campaign: each of its streams here gets it as its view draws it, once."""
+        heard = time.monotonic()
         self.changes_heard += 1
         self.heard[change.campaign_id] = self.changes_heard  # before any wait: a connect's mark sees it at once
         self.unremember_campaign(change.campaign_id)  # and at the end: for one its browser closes meanwhile
@@ -337,6 +345,9 @@ class Hub:
         if missing := views - drawn.keys():
             drawn |= await sync_to_async(self.drawn().changed, thread_sensitive=True)(change, missing)
         by_view = {seen: message(html) for seen, html in drawn.items()}
+        metrics.CHANGES.inc()
+        if change.event is not None:
+            self.unsent[change.event] = [heard, 0]  # its messages still to send: `sent` observes the last
         showed = []  # the views whose live screens show the change: no news at their accounts' next visit
         for watcher in list(watching):
             text, acted = by_view.get(watcher.seen, ""), bool(change.tab and watcher.tab == change.tab)
@@ -353,8 +364,24 @@ class Hub:
                 self.deliver(watcher, text)
             elif text:
                 self.deliver(watcher, text, change.event or 0)  # current up to it once sent (stream)
+                if change.event is not None and not watcher.dropped:
+                    self.unsent[change.event][1] += 1
         self.drawn().showed(change.campaign_id, showed, change.event)
         self.unremember_campaign(change.campaign_id)
+        if change.event is not None and not self.unsent[change.event][1]:
+            del self.unsent[change.event]
+        while len(self.unsent) > UNSENT_KEPT:  # messages of a stream that was dropped are never sent: let them go
+            del self.unsent[next(iter(self.unsent))]
+
+    def sent(self, event: int) -> None:
+        """A stream sent its message of this change: after the last one, the change's trip is measured."""
+        unsent = self.unsent.get(event)
+        if unsent is None:
+            return
+        unsent[1] -= 1
+        if unsent[1] <= 0:
+            del self.unsent[event]
+            metrics.FANOUT.observe(time.monotonic() - unsent[0])
 
     def views_of(self, campaign_id: int, tab: str) -> set[Watched]:
         """The views of a campaign this process's streams show, but the acting tab's (it has the change in its

@@ -212,6 +212,10 @@ class Seen:
     def user_id(self) -> int:
         return self.view.audience.user_id
 
+    @property
+    def kind(self) -> str:
+        return str(self.view.screen)
+
 
 def ending_of(roster: access.Roster, audience: access.Audience) -> Ending | None:
     """Whether an audience's screen ends, and why (None: it goes on). A screen is drawn for one role, the table for a

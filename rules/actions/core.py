@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db import DEFAULT_DB_ALIAS
+from django.db import DEFAULT_DB_ALIAS, transaction
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
@@ -17,6 +17,7 @@ from campaigns import access
 from campaigns.access import Right
 from campaigns.models import Campaign, Event
 from characters.models import Character
+from config import metrics
 from config.compiled import Compiled, Slot, together
 from config.written import in_one_trip
 from rules import dice, engine, events, mapping, notify
@@ -61,6 +62,7 @@ class ActionError(Exception):
         super().__init__(message)
         self.message = message
         self.field = field
+        metrics.REFUSALS.inc()  # made only to be raised: every one is a refusal
 
 
 @dataclass
@@ -305,6 +307,7 @@ def log(
     ]
     [(event.pk, _notified)] = in_one_trip(statements)
     event._state.adding, event._state.db = False, DEFAULT_DB_ALIAS
+    transaction.on_commit(metrics.ACTIONS.labels(event.action).inc)  # counted once it stands
     return event
 
 
