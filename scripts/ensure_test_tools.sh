@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# What the tests drive besides Python: Debian's Chromium (the browser tests) and HAProxy (tests/cluster, the two-host
-# test). Install them when this machine can (Debian's packages, as root). Without Chromium stop here with one line
+# What the tests drive besides Python: Debian's Chromium (the browser tests), HAProxy (tests/cluster, the two-host
+# test) and docker-compose (the compose file's own validation). Install them when this machine can (Debian's packages, as root). Without Chromium stop here with one line
 # that says what to install, rather than fail deep inside a browser test; without HAProxy the cluster test skips,
 # saying why.
 set -euo pipefail
@@ -10,6 +10,8 @@ if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 && ! command 
   wanted+=(chromium)
 fi
 command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || wanted+=(haproxy)
+# docker-compose.yml validated as compose reads it (tests/test_project.py), profiles and all
+docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null 2>&1 || wanted+=(docker-compose)
 if [ ${#wanted[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "== installing Debian's ${wanted[*]} for the tests"
   export DEBIAN_FRONTEND=noninteractive

@@ -1,8 +1,10 @@
 """Checks on the project's own files: production settings, `make run` with DEBUG=0, docker-compose."""
 
 import contextlib
+import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -48,10 +50,11 @@ def test_debug_off_without_secret_key_refuses_to_start():
 
 def test_docker_compose_services():
     """The topology of README "Running on several machines": the database, two app hosts, the balancer in front, a
-    task queue worker."""
+    task queue worker; and in the profile "monitoring" only, Prometheus and Grafana."""
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert set(services) == {"db", "web1", "web2", "balancer", "worker"}
+    assert set(services) == {"db", "web1", "web2", "balancer", "worker", "prometheus", "grafana"}
+    assert all(services[name]["profiles"] == ["monitoring"] for name in ("prometheus", "grafana"))
     db = services["db"]
     assert db["image"].startswith("postgres:18")
     assert "pg_isready -h 127.0.0.1" in " ".join(db["healthcheck"]["test"])
@@ -65,6 +68,7 @@ def test_docker_compose_services():
         assert "--workers" in command and "--no-proxy-headers" in command
         assert web["environment"]["DATABASE_URL"].startswith("postgresql://")
         assert "ports" not in web  # reached through the balancer only
+        assert "/readyz" in " ".join(web["healthcheck"]["test"])
     balancer = services["balancer"]
     assert balancer["image"].startswith("haproxy:")
     assert any(volume.startswith("./deploy/haproxy.cfg:") for volume in balancer["volumes"])
@@ -214,3 +218,42 @@ def test_no_template_comment_spans_lines():
         if line.count("{#") != line.count("#}")
     ]
     assert broken == []
+
+
+def compose_command() -> list[str] | None:
+    """Docker's compose plugin, or Debian's docker-compose (scripts/ensure_test_tools.sh installs it)."""
+    if shutil.which("docker") and subprocess.run(["docker", "compose", "version"], capture_output=True).returncode == 0:
+        return ["docker", "compose"]
+    return ["docker-compose"] if shutil.which("docker-compose") else None
+
+
+def test_docker_compose_validates_with_the_monitoring_profile():
+    command = compose_command()
+    if command is None:
+        pytest.skip("neither `docker compose` nor `docker-compose` here (scripts/ensure_test_tools.sh installs one)")
+    env = {**os.environ, "SECRET_KEY": "x" * 50}
+    checked = subprocess.run(
+        [*command, "--profile", "monitoring", "config", "-q"], cwd=ROOT, env=env, capture_output=True
+    )
+    assert checked.returncode == 0, checked.stderr.decode()
+    services = subprocess.run(
+        [*command, "--profile", "monitoring", "config", "--services"], cwd=ROOT, env=env, capture_output=True, text=True
+    ).stdout.split()
+    assert {"prometheus", "grafana", "web1", "web2", "balancer"} <= set(services)
+
+
+def test_the_dashboard_graphs_only_what_the_app_counts():
+    from config import metrics
+
+    counted = {family.name for family in metrics.REGISTRY.collect() if family.name.startswith("twelveplus_")}
+    dashboard = json.loads((ROOT / "deploy" / "grafana" / "twelveplus.json").read_text())
+    expressions = [target["expr"] for panel in dashboard["panels"] for target in panel["targets"]]
+    named = {
+        re.sub(r"_(bucket|count|sum|total)$", "", name)
+        for e in expressions
+        for name in re.findall(r"twelveplus_\w+", e)
+    }
+    assert named and named <= counted, named - counted
+    assert counted - {"twelveplus_request_seconds_created"} <= named | {"twelveplus_request_seconds"}, counted - named
+    scraped = yaml.safe_load((ROOT / "deploy" / "prometheus.yml").read_text())
+    assert scraped["scrape_configs"][0]["static_configs"][0]["targets"] == ["web1:8000", "web2:8000"]
