@@ -25,8 +25,9 @@ run after that is `EXECUTE name(values)`, so PostgreSQL does not parse and plan 
 about a third of a drawing's reads: issue 22); a connection new to the pool is given every statement prepared in the
 process so far in one round trip at its first use (`prepared_on`). A prepared statement lives as long as its
 connection (the pool keeps them; a rolled-back transaction does not undo one), which is why a pooler in front of
-PostgreSQL must work in session mode (README), and why the processes start again after a migration (as a deploy
-does). The `PREPARE` is sent on the connection itself, outside Django's query log: it happens once per connection and
+PostgreSQL must work in session mode (README). A migration under a running process: PostgreSQL plans a statement again
+by itself after any change of the tables (an added column included: each statement names its columns); one whose
+result no longer fits (a column's type changed) is prepared again on its connection and sent once more (`sent`). The `PREPARE` is sent on the connection itself, outside Django's query log: it happens once per connection and
 query, not per request, so the per-request query counts the tests assert do not see it. An action's writes, sent in
 one round trip (config.written), are prepared statements the same way.
 
@@ -55,7 +56,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar, cast
 
-from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Expression, Field, ForeignObject, Lookup, Model, QuerySet
 from django.db.models.query import FlatValuesListIterable, ModelIterable, ValuesListIterable, get_related_populators
@@ -73,7 +74,7 @@ KNOWN: dict[str, str] = {}
 
 def prepared_on(connection: BaseDatabaseWrapper) -> set[str]:
     """The statements prepared on this connection (connected): on its first use, every statement prepared in this
-    process so far, in one round trip."""
+    process so far, in one round trip (after a stale one was met on it, its old ones let go first: `sent`)."""
     raw = connection.connection
     with PREPARED_LOCK:
         prepared = PREPARED.get(raw)
@@ -82,7 +83,7 @@ def prepared_on(connection: BaseDatabaseWrapper) -> set[str]:
         known = dict(KNOWN)
     if known:
         with connection.wrap_database_errors:
-            raw.execute("; ".join(known.values()))
+            raw.execute("; ".join(["DEALLOCATE ALL", *known.values()]))
     with PREPARED_LOCK:
         return PREPARED.setdefault(raw, set(known))
 
@@ -380,13 +381,36 @@ def digests(*reads: tuple[Compiled[Any], dict[str, Any]]) -> tuple[str, ...]:
     return tuple(found)
 
 
+def stale(error: BaseException) -> bool:
+    """A prepared statement that no longer fits the database: a migration changed the type of what it returns
+    (PostgreSQL plans it again by itself after any other change, an added column included), or it is gone."""
+    cause = error.__cause__
+    state = getattr(cause, "sqlstate", None)
+    return state == "26000" or (state == "0A000" and "cached plan must not change result type" in str(cause))
+
+
 @contextmanager
 def sent(statements: Sequence[tuple[str, Sequence[Any]]]) -> Iterator[Any]:
     """A cursor on this thread's connection that has sent these statements as one query string, through Django (its
     execute wrappers, its errors): psycopg's own cursor, which received every statement's result with the query, read
-    without Django wrapping each call again (a trip of thirteen statements is some thirty calls)."""
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute(
-            "; ".join(sql for sql, _params in statements), [p for _sql, params in statements for p in params]
-        )
+    without Django wrapping each call again (a trip of thirteen statements is some thirty calls).
+
+    A statement found stale (after a migration) has the connection's statements prepared anew: then the statements
+    are sent once more, or, inside a transaction (which the error aborted), the error goes on and the connection's
+    next use prepares them anew."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    text = "; ".join(sql for sql, _params in statements)
+    params = [p for _sql, params in statements for p in params]
+    with connection.cursor() as cursor:
+        try:
+            cursor.execute(text, params)
+        except DatabaseError as error:
+            if not stale(error):
+                raise
+            with PREPARED_LOCK:
+                PREPARED.pop(connection.connection, None)
+            if connection.in_atomic_block:
+                raise
+            prepared_on(connection)
+            cursor.execute(text, params)
         yield cursor.cursor
