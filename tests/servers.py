@@ -30,10 +30,17 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+class Served(str):
+    """A test server's base URL, and its process (`process`: a test may signal it)."""
+
+    process: subprocess.Popen
+
+
 @contextmanager
-def asgi_server(log: Path | None = None, **settings_env: str):
+def asgi_server(log: Path | None = None, graceful: int = 1, **settings_env: str):
     """Start `uvicorn config.asgi:application` on a free port (with extra environment, e.g. a cap of the settings;
-    its output written to `log`, if given); yield its base URL; stop it."""
+    its output written to `log`, if given; `graceful`: its --timeout-graceful-shutdown); yield its base URL; stop
+    it."""
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "1", **settings_env}
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set for Playwright in this process; the server must stay async-safe
@@ -52,14 +59,15 @@ def asgi_server(log: Path | None = None, **settings_env: str):
             "--log-level",
             "warning",
             "--timeout-graceful-shutdown",
-            "1",
+            str(graceful),
         ],
         cwd=ROOT,
         env=env,
         stdout=None if log is None else log.open("w"),
         stderr=subprocess.STDOUT if log is not None else None,
     )
-    base = f"http://127.0.0.1:{port}"
+    base = Served(f"http://127.0.0.1:{port}")
+    base.process = process
     try:
         deadline = time.monotonic() + 30
         while True:

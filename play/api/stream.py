@@ -40,7 +40,7 @@ from play.api.v1 import campaign_out, characters_seen, event_out, problem, said_
 from play.live import streams
 from play.live.connects import Closable, ending
 from play.live.messages import Ending, Watched, sse
-from play.live.watchers import BEAT, ENDS, GONE, RESYNC, RETRY, SESSION, Screens, Watcher
+from play.live.watchers import BEAT, ENDS, GONE, MOVE, MOVE_RETRY, RESYNC, RETRY, SESSION, Screens, Watcher
 from play.screens.answers import ending_of
 from play.screens.snapshot import Snapshot
 from rules import notify
@@ -283,6 +283,9 @@ async def stream(watcher: Watcher, since: int | None) -> AsyncGenerator[bytes]:
                     return
                 yield b": heartbeat\n\n"
                 continue
+            if message == MOVE:  # the process is stopping: reconnect in a moment (Last-Event-ID: nothing is missed)
+                yield MOVE_RETRY
+                return
             if message == RESYNC:  # the listener reconnected: what was missed meanwhile, from the log
                 first, latest = await sync_to_async(opened, thread_sensitive=False)(view, latest)
                 if isinstance(first, Ending):

@@ -27,7 +27,20 @@ from config.request_size import ASGIApp, Message, Receive, Send
 from config.stream_gate import STREAM_SUFFIX
 from play.live import streams
 from play.live.messages import sse
-from play.live.watchers import BEAT, GONE, RESYNC, RETRY, ROLE, SESSION, Comeback, Headers, Request, Watcher
+from play.live.watchers import (
+    BEAT,
+    GONE,
+    MOVE,
+    MOVE_RETRY,
+    RESYNC,
+    RETRY,
+    ROLE,
+    SESSION,
+    Comeback,
+    Headers,
+    Request,
+    Watcher,
+)
 
 COMEBACKS_AT_ONCE = 8  # streams let in from memory at once, until their first screens are sent (remembered)
 OPENED = "play.live.connects.opened"  # a list in a connect's ASGI scope: `opened` puts its stream there, for `answered`
@@ -224,6 +237,9 @@ async def stream(watcher: Watcher) -> AsyncGenerator[bytes]:
                     return
                 yield b": heartbeat\n\n"
                 continue
+            if message == MOVE:  # the process is stopping: reconnect in a moment, to another host
+                yield MOVE_RETRY
+                return
             text = await streams.hub.state(watcher.seen) if message == RESYNC else message
             if text is None or text == GONE:
                 yield ending(GONE)

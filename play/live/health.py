@@ -44,6 +44,8 @@ class Readiness:
     async def reason(self) -> str | None:
         """Why this process is not ready (a short word, nothing more), or None when it is."""
         streams.hub.keep_listening()
+        if streams.hub.leaving:
+            return "stopping"
         if self.leaves is None:
             self.leaves = await sync_to_async(newest_migrations, thread_sensitive=False)()
         self.lock = self.lock or asyncio.Lock()

@@ -28,13 +28,14 @@ from django.db import connections
 from django.utils import timezone
 
 from config import metrics
-from play.live import logins
+from play.live import logins, stopping
 from play.live.messages import Watched, message
 from play.live.watchers import (
     BEAT,
     ENDS,
     GONE,
     HEARTBEAT_SECONDS,
+    MOVE,
     NEVER_STARTED_SECONDS,
     REMEMBER_SECONDS,
     RESYNC,
@@ -84,6 +85,8 @@ class Hub:
         # Kept listening with no stream open (play.live.health asks it to: a process ready to serve is one whose
         # LISTEN connection hears), and when it last heard this process's own probe (its id: `process`).
         self.kept = False
+        self.heeded = False  # SIGTERM ends the streams first (play.live.stopping)
+        self.leaving = False  # the process is stopping: every stream was told to reconnect elsewhere (`leave`)
         self.process = uuid.uuid4().hex
         self.probe_heard: float | None = None
         self.listened = 0
@@ -202,6 +205,9 @@ class Hub:
     def watch(self, watcher: Watcher) -> Watcher:
         metrics.STREAMS.labels(watcher.seen.kind).inc()
         self.watchers[watcher.campaign_id].add(watcher)
+        stopping.heed(self)
+        if self.leaving:
+            self.deliver(watcher, MOVE)
         self.of_user[watcher.user_id].add(watcher)
         # The process's tasks, in a context of their own, not that of the connect that starts them: its thread
         # (asgiref's ThreadSensitiveContext, config.stream_gate) and its language end with it.
@@ -213,8 +219,16 @@ class Hub:
             self.beater = asyncio.create_task(self.beat(), context=contextvars.Context())
         return watcher
 
+    def leave(self) -> None:
+        """The process is stopping (SIGTERM): every stream ends at once, its browser told to reconnect in a moment —
+        through the balancer, to a host that is not stopping — and the server, with no stream left open, exits as
+        soon as the requests in flight are answered. `/readyz` says "stopping" from now on."""
+        self.leaving = True
+        self.broadcast(MOVE)
+
     def keep_listening(self) -> None:
         """Listen from now on, whether or not any stream is open (play.live.health)."""
+        stopping.heed(self)
         self.kept = True
         if self.listener is None or self.listener.done():
             self.listener = asyncio.create_task(self.listen(), context=contextvars.Context())

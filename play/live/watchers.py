@@ -17,6 +17,8 @@ HEARTBEAT_SECONDS = 15.0
 RETRY = b"retry: 2000\n\n"  # a stream's first bytes: how long its browser waits before it reconnects
 # What a queue carries besides changes' messages (bytes, encoded once for all their clients): these words.
 RESYNC = "resync"  # put in queues after the listener reconnects: notifications may have been missed
+MOVE = "move"  # the process is stopping (SIGTERM: Hub.leave): the stream ends, its browser to reconnect at once
+MOVE_RETRY = b"retry: 250\n\n"  # what a stream sends last when it moves: reconnect in a quarter of a second
 BEAT = "beat"  # put in every queue every HEARTBEAT_SECONDS: a heartbeat is sent, or the end if the session expired
 GONE = Ending.GONE  # the campaign is gone, or this audience may no longer watch it: its streams end
 SESSION = Ending.SESSION  # the session behind the stream ended: its stream ends
