@@ -10,6 +10,7 @@ if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 && ! command 
   wanted+=(chromium)
 fi
 command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || wanted+=(haproxy)
+command -v nft >/dev/null 2>&1 || [ -x /usr/sbin/nft ] || wanted+=(nftables)  # the cluster test cuts a host off
 # docker-compose.yml validated as compose reads it (tests/test_project.py), profiles and all
 docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null 2>&1 || wanted+=(docker-compose)
 if [ ${#wanted[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -277,6 +277,7 @@ def queue_pass(url: str, moment: datetime) -> None:
         app.configure_task("due_ticks", queue="ticks").defer(timestamp=int(moment.timestamp()))
 
 
+@pytest.mark.outage
 def test_readyz_is_down_within_two_seconds_of_the_database_and_up_again_after_it(database: Database):
     with asgi_server(DATABASE_URL=database.url) as base:
         deadline = time.monotonic() + 5

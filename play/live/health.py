@@ -39,22 +39,29 @@ class Readiness:
     def __init__(self) -> None:
         self.connection: psycopg.AsyncConnection[Any] | None = None
         self.leaves: list[str] | None = None
-        self.lock: asyncio.Lock | None = None
+        self.checking: asyncio.Future[str | None] | None = None  # the check in flight: checks at once share it
+        self.closing: set[asyncio.Future[None]] = set()  # questions and connections given up, ending (referenced)
 
     async def reason(self) -> str | None:
         """Why this process is not ready (a short word, nothing more), or None when it is."""
         streams.hub.keep_listening()
         if streams.hub.leaving:
             return "stopping"
+        if self.checking is None or self.checking.done():
+            self.checking = asyncio.ensure_future(self.check())
+        return await asyncio.shield(self.checking)
+
+    async def check(self) -> str | None:
         if self.leaves is None:
             self.leaves = await sync_to_async(newest_migrations, thread_sensitive=False)()
-        self.lock = self.lock or asyncio.Lock()
-        async with self.lock:  # one question at a time on the one connection
-            try:
-                applied = await asyncio.wait_for(self.ask(self.leaves), READY_TIMEOUT)
-            except (TimeoutError, psycopg.Error, OSError):
-                await self.drop()
-                return "database"
+        # Not asyncio.wait_for: a query cancelled has psycopg ask the server to cancel it, which a database cut off
+        # never answers. A question not answered in time is left to end by itself, its connection given up.
+        asked = asyncio.ensure_future(self.ask(self.leaves))
+        done, _pending = await asyncio.wait({asked}, timeout=READY_TIMEOUT)
+        if not done or asked.exception() is not None:
+            self.drop(asked)
+            return "database"
+        applied = asked.result()
         if applied < len(self.leaves):
             return "migrations"
         heard = streams.hub.probe_heard
@@ -79,11 +86,21 @@ class Readiness:
         row = await cursor.fetchone()
         return int(row[1]) if row is not None else 0
 
-    async def drop(self) -> None:
+    def drop(self, asked: asyncio.Future[int]) -> None:
+        """Give up the connection (the next check makes another) and the question on it, both ended in the background:
+        a database that does not answer holds no check's answer."""
         connection, self.connection = self.connection, None
-        if connection is not None:
-            with contextlib.suppress(TimeoutError, psycopg.Error, OSError):
-                await asyncio.wait_for(connection.close(), READY_TIMEOUT)
+        task = asyncio.ensure_future(given_up(asked, connection))
+        self.closing.add(task)
+        task.add_done_callback(self.closing.discard)
+
+
+async def given_up(asked: asyncio.Future[int], connection: psycopg.AsyncConnection[Any] | None) -> None:
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(asyncio.shield(asked), 60)
+    if connection is not None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(connection.close(), 5)
 
 
 readiness = Readiness()

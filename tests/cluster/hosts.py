@@ -32,6 +32,8 @@ def why_not() -> str | None:
         return "network namespaces need root"
     if shutil.which("ip") is None:
         return "iproute2's `ip` is not installed"
+    if shutil.which("nft") is None:
+        return "nftables' `nft` is not installed (`apt-get install nftables`)"
     if shutil.which("haproxy") is None:
         return "HAProxy is not installed (`apt-get install haproxy`; .ci/run and `make test` as root install it)"
     probe = f"tp{os.getpid()}probe"
@@ -133,6 +135,21 @@ class AppHost:
         with open(logs / f"{self.name}.log", "w") as log:
             self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         wait_until_served(self.base + "/accounts/login/", self.process)
+
+    def cut_from_database(self) -> None:
+        """The host's packets to PostgreSQL dropped, silently (no error, no answer: a cut cable), and nothing else."""
+        rules = "table inet cut {\n chain out {\n  type filter hook output priority 0;\n  tcp dport 5432 drop\n }\n}\n"
+        subprocess.run(["ip", "netns", "exec", self.namespace, "nft", "-f", "-"], input=rules, text=True, check=True)
+
+    def joined_to_database(self) -> None:
+        subprocess.run(["ip", "netns", "exec", self.namespace, "nft", "delete", "table", "inet", "cut"], check=True)
+
+    def ready(self) -> int:
+        """Its `/readyz` status (the balancer's check), 0 when it does not answer."""
+        try:
+            return httpx.get(self.base + "/readyz", timeout=2).status_code
+        except httpx.TransportError:
+            return 0
 
     def kill(self) -> int:
         """kill -9, as a host that dies: no shutdown, its sockets simply gone."""
