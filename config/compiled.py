@@ -23,13 +23,14 @@ Each compiled query is also a *prepared statement* on every connection that runs
 connection it is sent once as `PREPARE name AS …` (its slots as `$1, $2…`, its fixed values written in), and every
 run after that is `EXECUTE name(values)`, so PostgreSQL does not parse and plan it again on each call (planning was
 about a third of a drawing's reads: issue 22); a connection new to the pool is given every statement prepared in the
-process so far in one round trip at its first use (`prepared_on`). A prepared statement lives as long as its
-connection (the pool keeps them; a rolled-back transaction does not undo one), which is why a pooler in front of
-PostgreSQL must work in session mode (README). A migration under a running process: PostgreSQL plans a statement again
-by itself after any change of the tables (an added column included: each statement names its columns); one whose
-result no longer fits (a column's type changed) is prepared again on its connection and sent once more (`sent`). The `PREPARE` is sent on the connection itself, outside Django's query log: it happens once per connection and
-query, not per request, so the per-request query counts the tests assert do not see it. An action's writes, sent in
-one round trip (config.written), are prepared statements the same way.
+process so far in one round trip at its first use (`prepared_on`). A prepared statement lives as long as its connection
+(the pool keeps them; a rolled-back transaction does not undo one), which is why a pooler in front of PostgreSQL must
+work in session mode (README). A migration under a running process: PostgreSQL plans a statement again by itself after
+any change of the tables (an added column included: each statement names its columns); one whose result no longer fits
+(a column's type changed) is prepared again on its connection and sent once more (`sent`). The `PREPARE` is sent on the
+connection itself, outside Django's query log: it happens once per connection and query, not per request, so the per-
+request query counts the tests assert do not see it. An action's writes, sent in one round trip (config.written), are
+prepared statements the same way.
 
 Used for the reads a benchmark names, and no others: the eight every quick damage makes (`bench/compiled.py`: the
 session, the account, the campaign as its GM sees it, the characters in play, the campaign's lock, the touched

