@@ -298,6 +298,7 @@ ROUTES: dict[str, Route] = {
     "access_token_revoke": Route(("post",), lambda t: {"token_id": 1}, examples=20),
     "healthz": Route(("get",), examples=5),
     "readyz": Route(("get",), examples=5),
+    "metrics": Route(("get",), examples=5),
     "api:api-root": Route(("get",), examples=5),
     "api:campaigns": Route(("get",), examples=10),
     "api:campaign": Route(("get",), in_a, examples=10),

@@ -139,6 +139,8 @@ MATRIX = {
     # The balancer's health checks: nobody's, no login (503 "asgi" under the test client: no live streams here).
     "healthz": ("get", lambda w: {}, everyone(200, anonymous=200)),
     "readyz": ("get", lambda w: {}, everyone(503, anonymous=503)),
+    # by address, not by account: the test client's 127.0.0.1 is this machine (tests/test_metrics.py: anyone else 404)
+    "metrics": ("get", lambda w: {}, everyone(200, anonymous=200)),
     "tick_preview": ("get", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 200})),
     "undo": ("post", lambda w: {"campaign_id": w.campaign_a.pk}, only({"gm_a": 302})),
     # "Entendido" on "Desde tu última visita": anyone who sees the campaign puts their own panel away.
