@@ -5,6 +5,7 @@ this one process). The GM's clicks, each timed, are bench/clicks.py's."""
 import asyncio
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -77,6 +78,7 @@ class Server:
     process: subprocess.Popen[bytes]
     port: int
     log: IO[bytes]  # its stderr, shown when it stops (less the streams cancelled at shutdown: they never end)
+    metrics_dir: str | None = None  # its PROMETHEUS_MULTIPROC_DIR, removed when it stops
 
     @property
     def base(self) -> str:
@@ -104,6 +106,8 @@ class Server:
             if "timeout graceful shutdown exceeded" not in line:
                 print(line, file=sys.stderr)
         self.log.close()
+        if self.metrics_dir is not None:
+            shutil.rmtree(self.metrics_dir, ignore_errors=True)
 
 
 def start(app: str, env: dict[str, str], probe: str) -> Server:
@@ -126,7 +130,17 @@ def start(app: str, env: dict[str, str], probe: str) -> Server:
 
 
 def start_app(settings: str = "config.settings") -> Server:
-    return start("config.asgi:application", {"DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": settings}, "/")
+    """As in production (`make run`, the Docker image): /metrics summed from files in a PROMETHEUS_MULTIPROC_DIR of its
+    own, fresh, answered to this machine (METRICS_ALLOWED) only."""
+    metrics = tempfile.mkdtemp(prefix="bench-metrics-")
+    env = {"DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": settings, "PROMETHEUS_MULTIPROC_DIR": metrics}
+    try:
+        server = start("config.asgi:application", {**env, "METRICS_ALLOWED": "127.0.0.1,::1"}, "/")
+    except BaseException:
+        shutil.rmtree(metrics, ignore_errors=True)
+        raise
+    server.metrics_dir = metrics
+    return server
 
 
 def start_stack() -> Server:

@@ -9,6 +9,7 @@ from django.db import transaction
 
 from bench.clicks import Stats
 from bench.runs import APP, STACK, Row, Run
+from bench.scraped import AGREEMENT, COST_SHARE, SCRAPE_INTERVAL
 from bench.storm import Storm
 from campaigns.models import Campaign
 from rules import actions, queries
@@ -184,6 +185,39 @@ def spread_goal(spread: Spread | None) -> Goal:
     return Goal(measure, figures, f"one process: {one:.1f}", f"{routed / one:.1f}×", goal, routed / one <= 1.2)
 
 
+def metrics_goals(rows: list[Row]) -> list[Goal]:
+    """Issue 54: the app's NOTIFY → last-send histogram against the bench's own figure (p50) in each row, and what
+    scraping every SCRAPE_INTERVAL costs in the row where it costs most (bench/scraped.py says how each is measured)."""
+    goals = []
+    for row in rows:
+        scraped = row.scraped
+        if scraped.buckets is None or not scraped.own:
+            continue
+        ratio = scraped.agreement()
+        figures = f"{scraped.metrics(0.5) * 1e3:.1f} (p90 {scraped.metrics(0.9) * 1e3:.1f})"
+        bench = f"the bench: {scraped.bench(0.5) * 1e3:.1f} (p90 {scraped.bench(0.9) * 1e3:.1f})"
+        measure = f"/metrics NOTIFY → last send p50 (ms), {row.label}"
+        goals.append(
+            Goal(measure, figures, bench, f"{ratio:.2f}×", f"within {AGREEMENT:.0%}", abs(ratio - 1) <= AGREEMENT)
+        )
+    measure, goal = f"scraping /metrics every {SCRAPE_INTERVAL:.0f} s: share of the app process", f"< {COST_SHARE:.0%}"
+    scraped_rows = [row for row in rows if row.scraped.scrape_cpu]
+    if not goals or not scraped_rows:
+        return [
+            Goal(
+                "/metrics NOTIFY → last send against the bench", "", "", "", f"within {AGREEMENT:.0%}", None, "no row"
+            ),
+            Goal(measure, "", "", "", goal, None, "no row"),
+        ]
+    row = max(scraped_rows, key=lambda row: row.scraped.cost_share())
+    share = row.scraped.cost_share()
+    cpu = share * SCRAPE_INTERVAL * 1e3
+    figures = f"{cpu:.1f} ms CPU a scrape ({row.label})"
+    click = f"a click: {row.cpu_ms(APP):.1f} ms CPU, {row.round_trip(APP)[0]:.1f} ms round trip"
+    goals.append(Goal(measure, figures, click, f"{share:.3%}", goal, share < COST_SHARE))
+    return goals
+
+
 def print_goals(
     rows: list[Row],
     storm: Storm | None,
@@ -199,8 +233,12 @@ def print_goals(
         table_get_goal(gets),
         rss_goal(rows),
         spread_goal(spread),
+        *metrics_goals(rows),
     ]
-    print("\nGoals (issue 22): the app against the stack floor of the same run (p50 / p99 where two)\n")
+    print(
+        "\nGoals (issues 22 and 54): the app against the stack floor of the same run (p50 / p99 where two), and its "
+        "/metrics against the bench\n"
+    )
     print("| measure | app | stack floor (or the reference) | ratio | goal | held? |")
     print("| --- | ---: | ---: | ---: | --- | --- |")
     for goal in goals:

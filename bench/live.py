@@ -16,8 +16,11 @@ and reconnect at once, another user loading a page meanwhile), the GM's table pa
 a minimal Django view, the CPU per change summed over several app processes (a campaign's screens routed to one of
 them, or spread), and the goals table of issue 22 (bench/goals.py). The row "while ticks run" is the first
 one-campaign row again while a task queue worker ticks 1,000 other campaigns day after day (issue 52,
-bench/ticks.py). Every server runs under uvicorn with DEBUG=0, as in production. The SSE clients are raw asyncio
-sockets in this one process; the machine is shared by them, the servers and PostgreSQL.
+bench/ticks.py). Around each timed run the app's /metrics is scraped (issue 54, bench/scraped.py): its histogram of
+NOTIFY → last stream's send against the bench's own NOTIFY → last screen for the same changes, and what a scrape
+costs. Every server runs under uvicorn with DEBUG=0, as in production (the Django ones with PROMETHEUS_MULTIPROC_DIR).
+The SSE clients are raw asyncio sockets in this one process; the machine is shared by them, the servers and
+PostgreSQL.
 
 Run: make bench-live (a throw-away embedded database; or set DATABASE_URL). Try it: bench/live.py --quick.
 """
@@ -55,6 +58,7 @@ from bench.database import own_database  # noqa: E402
 from bench.goals import Previews, Spread, measure_previews, print_goals, print_previews  # noqa: E402
 from bench.pages import print_gets, run_gets  # noqa: E402
 from bench.runs import APP, RAW, SERVERS, STACK, Part, Row, Run, grouped, run_async, timed_runs  # noqa: E402
+from bench.scraped import Scraping, print_scraped  # noqa: E402
 from bench.storm import Storm, print_storm, run_storm  # noqa: E402
 from bench.ticks import running_campaigns, ticking  # noqa: E402
 
@@ -93,14 +97,20 @@ async def one_run(
         click, clients = clicker
         return Part([servers[name]], click, clients, screens, grouped(screens, per_campaign))
 
-    app = part(APP, await app_clicker(servers[APP].base, tables), app_screens)
+    scraping = Scraping(servers[APP], tables, dsn())  # the app's /metrics around the run (bench/scraped.py)
+    app = part(APP, scraping.watched(await app_clicker(servers[APP].base, tables)), app_screens)
     before = sum(screen.received for screen in app_screens)
     await taking_turns([(app.click, app.groups)], WARM_UP, seed)
     size = round((sum(screen.received for screen in app_screens) - before) / WARM_UP / per_campaign)
     stack = part(STACK, await stack_clicker(servers[STACK].base, tables, size), stack_screens)
     floor = part(RAW, await floor_clicker(servers[RAW].base, keys), floor_screens)
     await taking_turns([(stack.click, stack.groups), (floor.click, floor.groups)], WARM_UP, seed)
-    runs = await timed_runs([app, stack, floor], options.changes, seed)
+    try:
+        await scraping.before(row.scraped)
+        runs = await timed_runs([app, stack, floor], options.changes, seed)
+        await scraping.after(app.groups, row.scraped)
+    finally:
+        await scraping.close()
     for name, run in zip(SERVERS, runs, strict=True):
         row.runs[name].append(run)
 
@@ -202,6 +212,7 @@ def live_section(options: Options) -> list[Row]:
     print("\nPer run (click→last p50/p99, ms):")
     for row in rows:
         print(runs_detail(row))
+    print_scraped([(row.label, row.scraped) for row in rows])
     return rows
 
 
@@ -223,6 +234,7 @@ def ticks_section(options: Options) -> Row:
         ticked = len(days)
     print(TO_LAST_HEADER)
     print(to_last_line(row))
+    print_scraped([(row.label, row.scraped)])
     whole = ", ".join(f"{seconds:.1f}" for seconds in days[:ticked])
     print(f"\n  {ticked} whole days ticked while it ran ({TICKING[0]} ticks each), in s: {whole}")
     return row

@@ -11,6 +11,7 @@ import uvloop
 
 from bench.clicks import Click, Sample, Stats, stats, taking_turns
 from bench.crowd import Screen, Server, close_screens
+from bench.scraped import Scraped
 
 APP, STACK, RAW = "app", "stack floor", "physical floor"
 SERVERS = (APP, STACK, RAW)
@@ -39,6 +40,7 @@ class Row:
     runs: dict[str, list[Run]] = field(default_factory=lambda: {name: [] for name in SERVERS})
     connect_s: list[float] = field(default_factory=list)  # the app's clients opening, 100 at a time
     rss_mb: dict[str, float] = field(default_factory=dict)  # peak RSS per server (VmHWM)
+    scraped: Scraped = field(default_factory=Scraped)  # the app's /metrics around its runs (bench/scraped.py)
 
     def median(self, server: str, pick: Callable[[Run], float]) -> float:
         return statistics.median(pick(run) for run in self.runs[server])

@@ -24,7 +24,28 @@ from prometheus_client import (
 
 # Seconds: a page or an action (most answer in 5–50 ms), and a change's trip to the last screen.
 REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
-FANOUT_BUCKETS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 1.0, 2.0, 5.0)
+# About 1.5× apart where a change's trip falls (3 ms for a few screens, 20–35 ms for a thousand): a median read from
+# them agrees with bench/live.py's own within a few percent (bench/RESULTS.md).
+FANOUT_BUCKETS = (
+    0.001,
+    0.0025,
+    0.005,
+    0.0075,
+    0.01,
+    0.015,
+    0.02,
+    0.03,
+    0.05,
+    0.075,
+    0.1,
+    0.15,
+    0.2,
+    0.35,
+    0.5,
+    1,
+    2,
+    5,
+)
 
 REQUESTS = Histogram(
     "twelveplus_request_seconds",
