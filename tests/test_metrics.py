@@ -67,3 +67,15 @@ def test_streams_and_a_changes_trip_to_the_last_screen_summed_over_processes(wor
         finally:
             gm.close()
             player.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_several_workers_are_summed(tmp_path):
+    with asgi_server(PROMETHEUS_MULTIPROC_DIR=str(tmp_path), workers=2) as base:
+        for _ in range(20):
+            with httpx.Client(base_url=base, timeout=5) as client:  # a new connection: either worker may take it
+                assert client.get("/healthz").status_code == 200
+        pids = {path.name.rsplit("_", 1)[-1] for path in tmp_path.glob("histogram_*.db")}
+        text = httpx.get(f"{base}/metrics", timeout=5).text
+        assert len(pids) == 2, pids  # both workers answered some
+        assert value(text, 'twelveplus_request_seconds_count{status="200",view="healthz"}') == 20
