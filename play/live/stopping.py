@@ -16,12 +16,19 @@ import asyncio
 import signal
 import threading
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from django.conf import settings
 
-if TYPE_CHECKING:
-    from play.live.streams import Hub
+
+class Hub(Protocol):
+    """What of the hub (play.live.streams.Hub) stopping asks: whether it heeds SIGTERM already, whether it is leaving,
+    and to leave."""
+
+    heeded: bool
+    leaving: bool
+
+    def leave(self) -> None: ...
 
 
 def heed(hub: Hub) -> None:
