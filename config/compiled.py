@@ -52,7 +52,6 @@ import hashlib
 import inspect
 import re
 import threading
-import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar, cast
@@ -64,39 +63,7 @@ from django.db.models.query import FlatValuesListIterable, ModelIterable, Values
 from django.db.models.sql.compiler import SQLCompiler
 from psycopg import sql as psql
 
-# The names of the statements prepared on each connection (psycopg's, which the pool keeps from request to request).
-PREPARED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
-PREPARED_LOCK = threading.Lock()
-# Every statement prepared in this process so far, by name: its `PREPARE`. A connection new to the pool is given them
-# all in one round trip at its first use (`prepared_on`), not one round trip each as its first requests meet them
-# (a damage meets about fifteen: ~5 ms more for the click that first uses a connection).
-KNOWN: dict[str, str] = {}
-
-
-def prepared_on(connection: BaseDatabaseWrapper) -> set[str]:
-    """The statements prepared on this connection (connected): on its first use, every statement prepared in this
-    process so far, in one round trip (after a stale one was met on it, its old ones let go first: `sent`)."""
-    raw = connection.connection
-    with PREPARED_LOCK:
-        prepared = PREPARED.get(raw)
-        if prepared is not None:
-            return prepared
-        known = dict(KNOWN)
-    if known:
-        with connection.wrap_database_errors:
-            raw.execute("; ".join(["DEALLOCATE ALL", *known.values()]))
-    with PREPARED_LOCK:
-        return PREPARED.setdefault(raw, set(known))
-
-
-def prepare_on(connection: BaseDatabaseWrapper, prepared: set[str], name: str, statement: str) -> None:
-    """Prepare one statement on this connection (`PREPARE name AS …`), and know it for the connections to come."""
-    with connection.wrap_database_errors:
-        connection.connection.execute(statement)
-    prepared.add(name)
-    with PREPARED_LOCK:
-        KNOWN.setdefault(name, statement)
-
+from config.prepared import KNOWN, PREPARED, PREPARED_LOCK, prepared_on, stale
 
 PLACEHOLDER = re.compile("%[s%]")
 # A query's statement as run (""), as the digest of its rows, and as its rows each followed by the digest of them all:
@@ -380,14 +347,6 @@ def digests(*reads: tuple[Compiled[Any], dict[str, Any]]) -> tuple[str, ...]:
             found.append(cursor.fetchone()[0])
             cursor.nextset()
     return tuple(found)
-
-
-def stale(error: BaseException) -> bool:
-    """A prepared statement that no longer fits the database: a migration changed the type of what it returns
-    (PostgreSQL plans it again by itself after any other change, an added column included), or it is gone."""
-    cause = error.__cause__
-    state = getattr(cause, "sqlstate", None)
-    return state == "26000" or (state == "0A000" and "cached plan must not change result type" in str(cause))
 
 
 @contextmanager

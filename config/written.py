@@ -18,7 +18,8 @@ from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
 
-from config.compiled import PLACEHOLDER, PREPARED_LOCK, prepare_on, prepared_on, sent
+from config.compiled import PLACEHOLDER, sent
+from config.prepared import PREPARED_LOCK, prepare_on, prepared_on
 
 
 def in_one_trip(statements: Sequence[tuple[str, Sequence[Any]]]) -> list[tuple[Any, ...]]:

@@ -21,7 +21,7 @@ import play.screens.snapshot
 import rules.actions.core
 import rules.queries
 from characters.models import Character
-from config import compiled
+from config import prepared
 from config.compiled import Compiled, Making
 from config.compiled import together as compiled_together
 from config.written import in_one_trip
@@ -243,10 +243,10 @@ def test_a_connection_new_to_the_pool_is_given_every_known_statement_in_one_roun
     trip each as its first requests meet them: a damage then runs on it as on a connection long in the pool."""
     actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=1), by=world.gm_a)
     AWKWARD.list(campaign=world.campaign_a.pk)
-    assert {AWKWARD.name, "written_0"} <= set(compiled.KNOWN)
+    assert {AWKWARD.name, "written_0"} <= set(prepared.KNOWN)
     raw = connection.connection
     raw.execute("DEALLOCATE ALL")  # as a new connection has them: none
-    compiled.PREPARED.pop(raw)
+    prepared.PREPARED.pop(raw)
     sent: list[str] = []
     real = type(raw).execute
 
@@ -260,8 +260,8 @@ def test_a_connection_new_to_the_pool_is_given_every_known_statement_in_one_roun
         assert AWKWARD.list(campaign=world.campaign_a.pk)
         actions.apply_damage(world.campaign_a, [world.char_a1], Attack(amount=1), by=world.gm_a)
     preparing = [query for query in sent if "PREPARE" in query]
-    assert len(preparing) == 1 and preparing[0].count("PREPARE") == len(compiled.KNOWN)
-    assert set(compiled.KNOWN) <= prepared_here()
+    assert len(preparing) == 1 and preparing[0].count("PREPARE") == len(prepared.KNOWN)
+    assert set(prepared.KNOWN) <= prepared_here()
 
 
 @pytest.mark.django_db(transaction=True)
