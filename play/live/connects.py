@@ -64,7 +64,7 @@ def remembered(app: ASGIApp) -> ASGIApp:
     async def letting_in(scope: MutableMapping[str, Any], receive: Receive, send: Send) -> None:
         nonlocal turns
         request = request_of(scope)
-        if request is None or request not in streams.hub.remembered:
+        if request is None or request not in streams.hub.memory.remembered:
             await app(scope, receive, send if request is None else answered(scope, request, send))
             return
         if turns is None:
@@ -80,7 +80,8 @@ def remembered(app: ASGIApp) -> ASGIApp:
                 semaphore.release()
 
         try:
-            watcher = streams.hub.comeback(request)  # after the wait: all that may have been heard meanwhile, heard
+            hub = streams.hub  # after the wait: all that may have been heard meanwhile, heard
+            watcher = hub.memory.comeback(request, hub.listening, hub.listened)
             full = watcher is not None and streams.hub.streams_of(watcher.user_id) >= settings.STREAMS_PER_USER
             if watcher is None or watcher.comeback is None or full:  # full: Django says so (campaign_stream)
                 shown()
@@ -252,7 +253,8 @@ async def stream(watcher: Watcher) -> AsyncGenerator[bytes]:
             if event:
                 streams.hub.sent(event)
     except (asyncio.CancelledError, GeneratorExit):
-        streams.hub.remember(watcher)  # its browser closed it: the same request, soon, is let in again from memory
+        # its browser closed it: the same request, soon, is let in again from memory
+        streams.hub.memory.remember(watcher, streams.hub.listening, streams.hub.listened)
         raise
     finally:
         streams.hub.forget(watcher)  # also on a client disconnect (CancelledError): no watcher or queue is left behind

@@ -19,16 +19,15 @@ import logging
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import psycopg
 from asgiref.sync import sync_to_async
 from django.db import connections
-from django.utils import timezone
 
 from config import metrics
 from play.live import logins, stopping
+from play.live.memory import Memory
 from play.live.messages import Watched, message
 from play.live.watchers import (
     BEAT,
@@ -37,13 +36,10 @@ from play.live.watchers import (
     HEARTBEAT_SECONDS,
     MOVE,
     NEVER_STARTED_SECONDS,
-    REMEMBER_SECONDS,
     RESYNC,
     SESSION,
     SESSION_RECHECK_SECONDS,
     SESSION_SWEEP_SECONDS,
-    Remembered,
-    Request,
     Screens,
     Watcher,
 )
@@ -93,11 +89,8 @@ class Hub:
         # A campaign's version as a read found it, with the mark taken before that read: still its version while the
         # mark is the same (known_version). A storm of reconnects draws their first screens without reading it.
         self.known: dict[int, tuple[tuple[int, int], int]] = {}
-        # The streams their browsers closed, by what their connects asked: the same request again is let in as they
-        # were (comeback) while nothing that could end them was heard since (unremember) and for REMEMBER_SECONDS.
-        self.remembered: dict[Request, list[Remembered]] = {}
-        self.remembered_in: dict[int, set[Request]] = {}  # the same requests by campaign (a request names one)
-        self.remembered_swept = 0.0  # when those whose time passed were last let go (remember)
+        # The streams their browsers closed, let in again from memory (play.live.memory)
+        self.memory = Memory()
 
     def mark(self, campaign_id: int) -> tuple[int, int] | None:
         """Where this process is in what it has heard of a campaign (None while it does not listen). The same mark
@@ -116,57 +109,6 @@ class Hub:
         known = self.known.get(campaign_id)
         mark = self.mark(campaign_id)
         return known[1] if known is not None and mark is not None and known[0] == mark else None
-
-    def remember(self, watcher: Watcher) -> None:
-        """A stream closed by its browser: the same request, soon, is let in without asking Django (`comeback`).
-        Not one told it ends, nor one dropped (it may have missed being told), nor one whose session expired."""
-        if watcher.comeback is None or watcher.told or watcher.dropped or not self.listening:
-            return
-        if watcher.expires is not None and watcher.expires <= timezone.now():
-            return
-        now = time.monotonic()
-        if now - self.remembered_swept > 1.0:  # those whose time passed are let go, once a second at most
-            self.remembered_swept = now
-            self.unremember(lambda _watcher: False, now)
-        kept = Remembered(watcher, now + REMEMBER_SECONDS, self.listened)
-        self.remembered.setdefault(watcher.comeback.request, []).append(kept)
-        self.remembered_in.setdefault(watcher.campaign_id, set()).add(watcher.comeback.request)
-
-    def comeback(self, request: Request) -> Watcher | None:
-        """A new stream for a request remembered, as its closed stream was; None if there is none or it may no longer
-        be trusted (its time passed, its session expired, the listener reconnected: changes may have been missed)."""
-        kept = self.remembered.get(request)
-        if not kept:
-            return None
-        last = kept.pop()
-        if not kept:
-            del self.remembered[request]
-            self.remembered_in[last.watcher.campaign_id].discard(request)
-        if last.until <= time.monotonic() or not self.listening or last.listened != self.listened:
-            return None
-        old = last.watcher
-        if old.expires is not None and old.expires <= timezone.now():
-            return None
-        return Watcher(old.seen, old.tab, old.session, old.expires, old.key, comeback=old.comeback)
-
-    def unremember(self, ends: Callable[[Watcher], bool], now: float = 0.0) -> None:
-        """Forget the streams remembered that what was just heard may end (and those whose time passed by `now`):
-        they reconnect through Django."""
-        if not self.remembered:
-            return
-        remembered: dict[Request, list[Remembered]] = {}
-        remembered_in: dict[int, set[Request]] = {}
-        for request, kept in self.remembered.items():
-            still = [each for each in kept if each.until > now and not ends(each.watcher)]
-            if still:
-                remembered[request] = still
-                remembered_in.setdefault(still[0].watcher.campaign_id, set()).add(request)
-        self.remembered, self.remembered_in = remembered, remembered_in
-
-    def unremember_campaign(self, campaign_id: int) -> None:
-        """Forget a changed campaign's streams remembered (their audience may no longer watch it), and only its."""
-        for request in self.remembered_in.pop(campaign_id, ()):
-            self.remembered.pop(request, None)
 
     def drawn(self) -> Screens[Any]:
         if self.screens is None:
@@ -329,14 +271,14 @@ class Hub:
             mine = [
                 watcher for watching in self.watchers.values() for watcher in watching if watcher.user_id == user_id
             ]
-            self.unremember(lambda watcher: watcher.user_id == user_id)
+            self.memory.unremember(lambda watcher: watcher.user_id == user_id)
             task = asyncio.create_task(self.check_sessions(mine))  # not awaited: the listener goes on
             self.checks.add(task)
             task.add_done_callback(self.checks.discard)
             return
         ended = notify.ended_session(payload)
         if ended is not None:
-            self.unremember(lambda watcher: watcher.session == ended)
+            self.memory.unremember(lambda watcher: watcher.session == ended)
             for everyone in list(self.watchers.values()):
                 for watcher in [watcher for watcher in everyone if watcher.session == ended]:
                     self.deliver(watcher, SESSION)
@@ -346,7 +288,7 @@ class Hub:
         heard = time.monotonic()
         self.changes_heard += 1
         self.heard[change.campaign_id] = self.changes_heard  # before any wait: a connect's mark sees it at once
-        self.unremember_campaign(change.campaign_id)  # and at the end: for one its browser closes meanwhile
+        self.memory.unremember_campaign(change.campaign_id)  # and at the end: for one its browser closes meanwhile
         watching = self.watchers.get(change.campaign_id)
         if not watching:
             return
@@ -381,7 +323,7 @@ class Hub:
                 if change.event is not None and not watcher.dropped:
                     self.unsent[change.event][1] += 1
         self.drawn().showed(change.campaign_id, showed, change.event)
-        self.unremember_campaign(change.campaign_id)
+        self.memory.unremember_campaign(change.campaign_id)
         if change.event is not None and not self.unsent[change.event][1]:
             del self.unsent[change.event]
         while len(self.unsent) > UNSENT_KEPT:  # messages of a stream that was dropped are never sent: let them go

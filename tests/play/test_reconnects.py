@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from config.stream_gate import StreamHandler
-from play.live import connects
+from play.live import connects, memory
 from play.live import streams as live
 from play.views import streams as stream_views
 from rules import actions
@@ -188,14 +188,14 @@ def test_what_could_have_ended_it_sends_it_back_through_django(world: World, adm
         first = Browser(stream, request(path, cookie))
         await shown(first.text, aldara)
         await first.close()
-        assert live.hub.remembered
+        assert live.hub.memory.remembered
         heard = live.hub.changes_heard
         await asyncio.to_thread(on_a_thread, happen)
         for _ in range(500):
-            if not live.hub.remembered:
+            if not live.hub.memory.remembered:
                 break
             await asyncio.sleep(0.01)
-        assert not live.hub.remembered, "what happened was never heard"
+        assert not live.hub.memory.remembered, "what happened was never heard"
         again = Browser(stream, request(path, cookie))
         if what == "a change of its campaign":
             assert live.hub.changes_heard == heard + 1
@@ -225,7 +225,7 @@ def test_a_change_forgets_its_campaigns_streams_remembered_and_only_theirs(world
         await shown(other.text, world.char_b.name)
         await mine.close()
         await other.close()
-        assert set(live.hub.remembered_in) == {world.campaign_a.pk, world.campaign_b.pk}
+        assert set(live.hub.memory.remembered_in) == {world.campaign_a.pk, world.campaign_b.pk}
         heard = live.hub.changes_heard
         damage = actions.apply_damage
         await asyncio.to_thread(
@@ -235,14 +235,14 @@ def test_a_change_forgets_its_campaigns_streams_remembered_and_only_theirs(world
             if live.hub.changes_heard > heard:
                 break
             await asyncio.sleep(0.01)
-        assert set(live.hub.remembered_in) == {world.campaign_b.pk}
-        assert [kept.watcher.campaign_id for each in live.hub.remembered.values() for kept in each] == [
+        assert set(live.hub.memory.remembered_in) == {world.campaign_b.pk}
+        assert [kept.watcher.campaign_id for each in live.hub.memory.remembered.values() for kept in each] == [
             world.campaign_b.pk
         ]
         back = Browser(stream, request(in_b, gm_b))
         await shown(back.text, world.char_b.name)
         assert sorted(admitted) == sorted([world.campaign_a.pk] * 2 + [world.campaign_b.pk])  # B's from memory
-        assert not live.hub.remembered and not live.hub.remembered_in[world.campaign_b.pk]
+        assert not live.hub.memory.remembered and not live.hub.memory.remembered_in[world.campaign_b.pk]
         return [staying.task, back.task]
 
     run(steps)
@@ -286,14 +286,14 @@ def test_one_told_its_stream_ends_is_not_remembered(world: World, admitted: list
         )
         await shown(first.text, "event: end\ndata: gone")
         await first.task
-        assert not live.hub.remembered
+        assert not live.hub.memory.remembered
         return []
 
     run(steps)
 
 
 def test_a_remembered_stream_comes_back_only_while_its_time_lasts(world: World, admitted, monkeypatch):
-    monkeypatch.setattr(live, "REMEMBER_SECONDS", 0.0)
+    monkeypatch.setattr(memory, "REMEMBER_SECONDS", 0.0)
     aldara = pg_text(world.char_a1.pg, world.char_a1.max_pg)
     cookie = cookie_of(world.gm_a)
 
@@ -353,13 +353,13 @@ def test_one_told_its_stream_ends_but_closed_before_it_read_it_is_not_remembered
             on_a_thread, lambda: actions.remove_character(world.campaign_a, world.char_a1, by=world.gm_a)
         )
         for _ in range(500):
-            if live.hub.changes_heard == 2 and not live.hub.remembered:
+            if live.hub.changes_heard == 2 and not live.hub.memory.remembered:
                 break
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.2)  # the removal drawn and told
         await first.close()
         assert "gone" not in first.received, first.received
-        assert not live.hub.remembered
+        assert not live.hub.memory.remembered
         again = Browser(stream, request(stream_path(world), cookie))
         await shown(again.text, "event: end\ndata: gone")
         assert admitted == [world.campaign_a.pk] * 2  # the first connect, and this one
