@@ -3,7 +3,7 @@ they), or from memory (`remembered`), for a request just like one whose stream i
 
 From memory: a reconnect storm (a proxy restarted, a network blip: every browser of a process reconnects at once) cost a
 session, an account and a campaign read and Django's request machinery per browser, ~8 ms of CPU each: 1000 browsers
-took 8 s to see their screens again. A stream its browser closed is remembered (play.live.streams.Hub.remember) with all
+took 8 s to see their screens again. A stream its browser closed is remembered (play.live.memory.Memory) with all
 its connect asked (the client's address, the URL, every header: the session cookie and the language with them) and the
 headers Django answered; the very same request, within REMEMBER_SECONDS, is answered with those headers and gets a
 stream for the same screen, registered as the closed one was, without asking Django: what a stream that had never closed
