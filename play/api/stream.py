@@ -170,7 +170,7 @@ def with_api(pages: Screens[Any]) -> Screens[Watched]:
 
     def whole(view: Watched) -> str | None:
         if isinstance(view, ApiView):
-            first, _latest = opening(view, None)
+            first, _latest = opened(view, None)  # on a worker thread, as the pages' `whole`
             return None if isinstance(first, Ending) else first.decode()
         result: str | None = pages.whole(view)
         return result

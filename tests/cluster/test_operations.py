@@ -180,9 +180,12 @@ def test_a_rolling_deploy_with_a_migration_loses_no_action_and_no_screen(
         expect_live_equals_reload(page, fresh, ["#cards", ".clock", "#party"])
         assert page.evaluate("window.stillTheSamePage") is True
         # the browser says each stream it reconnects ("[object Event]": htmx's SSE extension logs the EventSource's
-        # error event), and that the COOP header is for HTTPS sites: nothing else may be said
+        # error event), and a stream's response cut short when the balancer takes a host out while it was being
+        # answered (a reconnect that raced the host's drain); and that the COOP header is for HTTPS sites. Nothing
+        # else may be said: what counts is above, the screen equal to a fresh load without a reload.
+        expected = ("[object Event]", "Failed to load resource: net::ERR_INCOMPLETE_CHUNKED_ENCODING")
         said = [error for error in page.errors if "Cross-Origin-Opener-Policy" not in error]
-        assert [error for error in said if error != "[object Event]"] == []
+        assert [error for error in said if error not in expected] == []
     say("every action in the log; both phones, never reloaded, equal a fresh load")
     for context in phones:
         context.close()
