@@ -283,11 +283,17 @@ LOGGING = {
         "django": {"handlers": ["console"], "propagate": False, "level": "INFO"},
         # Each request's line (config.request_log): in the JSON logs; in text, the server's access log says as much.
         "twelveplus.requests": {"level": "INFO" if LOG_FORMAT == "json" else "WARNING"},
-        # The server's own lines (uvicorn's, configured before Django is): through the same handler, in the same form.
-        **{
-            name: {"handlers": ["console"], "propagate": False}
-            for name in ("uvicorn", "uvicorn.error", "uvicorn.access")
+        # The server's own lines (uvicorn's, configured before Django is): through the same handler, in the same form;
+        # but not its access lines, which name the path (an invitation's token may be in it): each request's line is
+        # twelveplus.requests'.
+        **(
+            {
+                "uvicorn": {"handlers": ["console"], "propagate": False},
+                "uvicorn.error": {"handlers": ["console"], "propagate": False},
+                "uvicorn.access": {"handlers": [], "propagate": False, "level": "CRITICAL"},
+            }
             if LOG_FORMAT == "json"
-        },
+            else {}
+        ),
     },
 }

@@ -37,10 +37,10 @@ class Served(str):
 
 
 @contextmanager
-def asgi_server(log: Path | None = None, graceful: int = 1, workers: int = 1, **settings_env: str):
+def asgi_server(log: Path | None = None, graceful: int = 1, workers: int = 1, quiet: bool = True, **settings_env: str):
     """Start `uvicorn config.asgi:application` on a free port (with extra environment, e.g. a cap of the settings;
-    its output written to `log`, if given; `graceful`: its --timeout-graceful-shutdown; `workers`: its processes); yield
-    its base URL; stop it."""
+    its output written to `log`, if given; `graceful`: its --timeout-graceful-shutdown; `workers`: its processes;
+    `quiet`: without uvicorn's access log and info lines, else with uvicorn's defaults); yield its base URL; stop it."""
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "1", **settings_env}
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set for Playwright in this process; the server must stay async-safe
@@ -54,10 +54,8 @@ def asgi_server(log: Path | None = None, graceful: int = 1, workers: int = 1, **
             "127.0.0.1",
             "--port",
             str(port),
-            "--no-access-log",
+            *(["--no-access-log", "--log-level", "warning"] if quiet else []),
             "--no-proxy-headers",  # as make run and Docker serve
-            "--log-level",
-            "warning",
             "--workers",
             str(workers),
             "--timeout-graceful-shutdown",

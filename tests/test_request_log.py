@@ -2,10 +2,15 @@
 TRUSTED_PROXIES and looks like an id, else one made here; answered in X-Request-ID either way. A client cannot name its
 own request's id, nor put odd bytes in the logs through it."""
 
+import os
+import subprocess
+import sys
 from ipaddress import ip_network
 
 import pytest
 from django.test import Client
+
+from tests.servers import ROOT
 
 BALANCER = "10.0.0.2"
 SENT = "4f1c1b7e-9a0e-4b8e-a7c4-1e2f3a4b5c6d"
@@ -31,3 +36,17 @@ def test_the_balancers_id_is_kept_and_anyone_elses_is_not(behind_a_balancer):
 def test_every_answer_has_its_own_id():
     ids = {Client().get("/healthz")["X-Request-ID"] for _ in range(5)}
     assert len(ids) == 5
+
+
+def test_json_logs_leave_out_the_servers_access_lines_which_name_paths():
+    """uvicorn's access log names each path (an invitation's token may be in it): with LOG_FORMAT=json it is silenced,
+    whatever the server's own options (`make run` does not pass --log-level), and each request's line is ours."""
+    shown = subprocess.run(
+        [sys.executable, "-c", "from config import settings; print(settings.LOGGING['loggers']['uvicorn.access'])"],
+        cwd=ROOT,
+        env={**os.environ, "LOG_FORMAT": "json"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "'handlers': []" in shown and "'level': 'CRITICAL'" in shown

@@ -23,7 +23,7 @@ def test_a_browser_walk_logs_one_json_line_per_request_and_no_secret(world: Worl
     type(world.gm_a).objects.filter(pk=world.gm_a.pk).update(
         password=PBKDF2PasswordHasher().encode(password, "sal-de-prueba", iterations=1000)
     )
-    with asgi_server(log=log, LOG_FORMAT="json", LOG_LEVEL="INFO") as base:
+    with asgi_server(log=log, quiet=False, LOG_FORMAT="json", LOG_LEVEL="INFO") as base:  # uvicorn's access log on
         context = browser.new_context(base_url=base, locale="es-ES")
         page = context.new_page()
         page.on("response", lambda r: answered.add(r.headers["x-request-id"]) if "x-request-id" in r.headers else None)
