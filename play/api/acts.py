@@ -4,6 +4,9 @@ words."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from django.contrib.auth.models import User
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
 from ninja import Status
@@ -71,6 +74,15 @@ def acted(request: HttpRequest, campaign: Campaign, outcome: actions.Outcome) ->
     return ActedOut(event=said, characters=[character_out(card) for card in state.cards_of(seen)])
 
 
+def answered(request: HttpRequest, campaign: Campaign, act: Callable[[User], actions.Outcome]) -> ActedOut:
+    """An action taken by the token's account (`act`, given it), answered as `acted`, or its refusal."""
+    try:
+        outcome = act(token_of(request).user)
+    except actions.ActionError as error:
+        raise refusal(error) from error
+    return acted(request, campaign, outcome)
+
+
 def damage_of(blow: DamageIn) -> Damage:
     """The blow as rules.damage types it; what it lacks is refused in words."""
     needed = {
@@ -107,11 +119,8 @@ def damage_of(blow: DamageIn) -> Damage:
 )
 def damage(request: HttpRequest, campaign_id: int, blow: DamageIn) -> ActedOut:
     campaign = table_of_token(request, campaign_id)
-    try:
-        outcome = actions.apply_damage(campaign, blow.characters, damage_of(blow), by=token_of(request).user)
-    except actions.ActionError as error:
-        raise refusal(error) from error
-    return acted(request, campaign, outcome)
+    blown = damage_of(blow)
+    return answered(request, campaign, lambda by: actions.apply_damage(campaign, blow.characters, blown, by=by))
 
 
 @api.post(
@@ -126,11 +135,7 @@ def damage(request: HttpRequest, campaign_id: int, blow: DamageIn) -> ActedOut:
 )
 def undo(request: HttpRequest, campaign_id: int, event: int | None = None) -> ActedOut:
     campaign = table_of_token(request, campaign_id)
-    try:
-        outcome = actions.undo(campaign, by=token_of(request).user, event=event)
-    except actions.ActionError as error:
-        raise refusal(error) from error
-    return acted(request, campaign, outcome)
+    return answered(request, campaign, lambda by: actions.undo(campaign, by=by, event=event))
 
 
 @api.post(
@@ -194,11 +199,9 @@ def seconds_of(time: AdvanceIn) -> int:
 )
 def expose(request: HttpRequest, campaign_id: int, exposure: ExposeIn) -> ActedOut:
     campaign = table_of_token(request, campaign_id)
-    try:
-        outcome = actions.expose(campaign, exposure.characters, exposure.disease, by=token_of(request).user)
-    except actions.ActionError as error:
-        raise refusal(error) from error
-    return acted(request, campaign, outcome)
+    return answered(
+        request, campaign, lambda by: actions.expose(campaign, exposure.characters, exposure.disease, by=by)
+    )
 
 
 @api.post(
@@ -213,11 +216,9 @@ def expose(request: HttpRequest, campaign_id: int, exposure: ExposeIn) -> ActedO
 )
 def treat_wounds(request: HttpRequest, campaign_id: int, treatment: TreatWoundsIn) -> ActedOut:
     campaign = table_of_token(request, campaign_id)
-    try:
-        outcome = actions.treat_wounds(campaign, treatment.patient, treatment.healer, by=token_of(request).user)
-    except actions.ActionError as error:
-        raise refusal(error) from error
-    return acted(request, campaign, outcome)
+    return answered(
+        request, campaign, lambda by: actions.treat_wounds(campaign, treatment.patient, treatment.healer, by=by)
+    )
 
 
 @api.post(
@@ -229,12 +230,8 @@ def treat_wounds(request: HttpRequest, campaign_id: int, treatment: TreatWoundsI
 )
 def treat_illness(request: HttpRequest, campaign_id: int, treatment: TreatIllnessIn) -> ActedOut:
     campaign = table_of_token(request, campaign_id)
-    by = token_of(request).user
-    try:
-        outcome = actions.treat_illness(campaign, treatment.patient, treatment.illness, treatment.healer, by=by)
-    except actions.ActionError as error:
-        raise refusal(error) from error
-    return acted(request, campaign, outcome)
+    patient, illness, healer = treatment.patient, treatment.illness, treatment.healer
+    return answered(request, campaign, lambda by: actions.treat_illness(campaign, patient, illness, healer, by=by))
 
 
 @api.post(
@@ -246,11 +243,7 @@ def treat_illness(request: HttpRequest, campaign_id: int, treatment: TreatIllnes
 )
 def medicate(request: HttpRequest, campaign_id: int, medicine: MedicateIn) -> ActedOut:
     campaign = table_of_token(request, campaign_id)
-    try:
-        outcome = actions.medicate(campaign, medicine.patient, medicine.illness, by=token_of(request).user)
-    except actions.ActionError as error:
-        raise refusal(error) from error
-    return acted(request, campaign, outcome)
+    return answered(request, campaign, lambda by: actions.medicate(campaign, medicine.patient, medicine.illness, by=by))
 
 
 @api.post(
@@ -265,11 +258,7 @@ def medicate(request: HttpRequest, campaign_id: int, medicine: MedicateIn) -> Ac
 )
 def exertion(request: HttpRequest, campaign_id: int, effort: ExertionIn) -> ActedOut:
     campaign = table_of_token(request, campaign_id)
-    try:
-        outcome = actions.exertion(campaign, effort.character, by=token_of(request).user, die=effort.die)
-    except actions.ActionError as error:
-        raise refusal(error) from error
-    return acted(request, campaign, outcome)
+    return answered(request, campaign, lambda by: actions.exertion(campaign, effort.character, by=by, die=effort.die))
 
 
 @api.post(
@@ -288,11 +277,7 @@ def answer_check(request: HttpRequest, campaign_id: int, check_id: int, answer: 
     seen = [character.pk for character in access.roster_of(campaign).seen_by(audience)]
     if not 0 < check_id < 2**63 or not CalledCheck.objects.filter(pk=check_id, character__in=seen).exists():
         raise Refused(404, _("Esa tirada no existe."))
-    try:
-        outcome = actions.answer_check(campaign, check_id, by=token_of(request).user, die=answer.die)
-    except actions.ActionError as error:
-        raise refusal(error) from error
-    return acted(request, campaign, outcome)
+    return answered(request, campaign, lambda by: actions.answer_check(campaign, check_id, by=by, die=answer.die))
 
 
 @api.post(
@@ -306,8 +291,4 @@ def answer_check(request: HttpRequest, campaign_id: int, check_id: int, answer: 
 )
 def cancel_checks(request: HttpRequest, campaign_id: int, cancelled: CancelIn) -> ActedOut:
     campaign = table_of_token(request, campaign_id)
-    try:
-        outcome = actions.cancel_check(campaign, cancelled.checks, by=token_of(request).user)
-    except actions.ActionError as error:
-        raise refusal(error) from error
-    return acted(request, campaign, outcome)
+    return answered(request, campaign, lambda by: actions.cancel_check(campaign, cancelled.checks, by=by))

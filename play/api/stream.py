@@ -18,7 +18,6 @@ of its characters as they are now (at most REPLAYED of them: else a `state`). A 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncGenerator, Iterable
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
-from django.utils import timezone, translation
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
@@ -38,9 +37,9 @@ from campaigns import access
 from campaigns.models import AccessToken, Campaign, Event
 from play.api.v1 import campaign_out, characters_seen, event_out, problem, said_to
 from play.live import streams
-from play.live.connects import Closable, ending
+from play.live.connects import Closable, ending, listening, told
 from play.live.messages import Ending, Watched, sse
-from play.live.watchers import BEAT, ENDS, GONE, MOVE, MOVE_RETRY, RESYNC, RETRY, SESSION, Screens, Watcher
+from play.live.watchers import ENDS, GONE, RESYNC, RETRY, Screens, Watcher
 from play.screens.answers import ending_of
 from play.screens.snapshot import Snapshot
 from rules import notify
@@ -266,10 +265,7 @@ async def stream(watcher: Watcher, since: int | None) -> AsyncGenerator[bytes]:
     assert isinstance(view, ApiView)
     try:
         yield RETRY
-        for _ in range(100):  # at most 5 s: the listener first, so that no change falls between it and the opening
-            if streams.hub.listening:
-                break
-            await asyncio.sleep(0.05)
+        await listening()
         first, latest = await sync_to_async(opened, thread_sensitive=False)(view, since)
         if isinstance(first, Ending):
             yield ending(first)
@@ -277,15 +273,11 @@ async def stream(watcher: Watcher, since: int | None) -> AsyncGenerator[bytes]:
         yield first
         while not watcher.dropped:
             message, event = await watcher.queue.get()
-            if message == BEAT:
-                if watcher.expires is not None and watcher.expires <= timezone.now():
-                    yield ending(SESSION)
+            if (said := told(watcher, message)) is not None:  # a move: Last-Event-ID, nothing is missed
+                yield said[0]
+                if said[1]:
                     return
-                yield b": heartbeat\n\n"
                 continue
-            if message == MOVE:  # the process is stopping: reconnect in a moment (Last-Event-ID: nothing is missed)
-                yield MOVE_RETRY
-                return
             if message == RESYNC:  # the listener reconnected: what was missed meanwhile, from the log
                 first, latest = await sync_to_async(opened, thread_sensitive=False)(view, latest)
                 if isinstance(first, Ending):

@@ -216,15 +216,33 @@ class Admission:
 admission = Admission()
 
 
+async def listening() -> None:
+    """Wait for the hub's LISTEN connection before a stream's first message (then no change can fall between them);
+    at most 5 s: with the database down, the screen as it is, and a resync follows."""
+    for _ in range(100):
+        if streams.hub.listening:
+            return
+        await asyncio.sleep(0.05)
+
+
+def told(watcher: Watcher, message: bytes | str) -> tuple[bytes, bool] | None:
+    """What a stream sends for the hub's own words, and whether it ends then: a heartbeat (or the end, its session
+    expired), or a move (the process is stopping: reconnect in a moment, to another host). None for anything else."""
+    if message == BEAT:
+        if watcher.expires is not None and watcher.expires <= timezone.now():
+            return ending(SESSION), True
+        return b": heartbeat\n\n", False
+    if message == MOVE:
+        return MOVE_RETRY, True
+    return None
+
+
 async def stream(watcher: Watcher) -> AsyncGenerator[bytes]:
     """One browser's stream: the whole screen first, then every change, with heartbeats."""
     watcher.started = True
     try:
         yield RETRY
-        for _ in range(100):  # at most 5 s; the database down: the screen as it is, and a resync follows
-            if streams.hub.listening:
-                break
-            await asyncio.sleep(0.05)
+        await listening()
         first = await streams.hub.state(watcher.seen, watcher.version)
         if first is None:
             yield ending(GONE)
@@ -232,15 +250,11 @@ async def stream(watcher: Watcher) -> AsyncGenerator[bytes]:
         yield first
         while not watcher.dropped:
             message, event = await watcher.queue.get()
-            if message == BEAT:
-                if watcher.expires is not None and watcher.expires <= timezone.now():
-                    yield ending(SESSION)
+            if (said := told(watcher, message)) is not None:
+                yield said[0]
+                if said[1]:
                     return
-                yield b": heartbeat\n\n"
                 continue
-            if message == MOVE:  # the process is stopping: reconnect in a moment, to another host
-                yield MOVE_RETRY
-                return
             text = await streams.hub.state(watcher.seen) if message == RESYNC else message
             if text is None or text == GONE:
                 yield ending(GONE)

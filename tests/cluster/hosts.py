@@ -182,6 +182,14 @@ class AppHost:
                 self.process.kill()
 
 
+def ready(hosts: list[AppHost], seconds: float = 30) -> None:
+    """Wait until every one of these hosts answers /readyz with 200."""
+    deadline = time.monotonic() + seconds
+    while any(host.ready() != 200 for host in hosts):
+        assert time.monotonic() < deadline, f"not ready within {seconds} s: {[host.name for host in hosts]}"
+        time.sleep(0.2)
+
+
 HAPROXY_CONFIG = ROOT / "deploy" / "haproxy.cfg"  # the one the README and docker-compose.yml use
 
 

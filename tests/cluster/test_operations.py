@@ -17,6 +17,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.cluster.conftest import Cluster
+from tests.cluster.hosts import ready
 from tests.cluster.test_two_hosts import LIVE, demo_ids, events, pg, quick_damage
 from tests.helpers import expect_live_equals_reload, log_in, watch_errors, without_live_updates
 from tests.servers import ROOT
@@ -33,10 +34,7 @@ def test_a_host_cut_off_from_the_database_is_taken_out_and_its_screens_move(
 
     campaign, _ids = demo_ids(cluster.database)
     path = f"/campaigns/{campaign}/"
-    deadline = time.monotonic() + 30
-    while any(host.ready() != 200 for host in cluster.hosts):
-        assert time.monotonic() < deadline, "the hosts never got ready"
-        time.sleep(0.2)
+    ready(cluster.hosts)
     cut = cluster.host(cluster.balancer.host_of(path))
     left = next(host for host in cluster.hosts if host is not cut)
     gm_context = browser.new_context(locale="es-ES")
@@ -68,9 +66,7 @@ def test_a_host_cut_off_from_the_database_is_taken_out_and_its_screens_move(
         assert ana.evaluate("window.stillTheSamePage") is True
         say(f"the phone's screen moved to {left.name} by itself and shows the change")
         cut.joined_to_database()
-        while cut.ready() != 200:
-            assert time.monotonic() - started < 30, "never ready again"
-            time.sleep(0.2)
+        ready([cut])
         say(f"{cut.name} joined again: ready")
     finally:
         gm_context.close()
@@ -127,10 +123,7 @@ def test_a_rolling_deploy_with_a_migration_loses_no_action_and_no_screen(
 
     campaign, ids = demo_ids(cluster.database)
     path = f"/campaigns/{campaign}/"
-    deadline = time.monotonic() + 30
-    while any(host.ready() != 200 for host in cluster.hosts):
-        assert time.monotonic() < deadline, "the hosts never got ready"
-        time.sleep(0.2)
+    ready(cluster.hosts)
     first = cluster.host(cluster.balancer.host_of(path))
     second = next(host for host in cluster.hosts if host is not first)
     phones, pages = [], []
@@ -160,9 +153,7 @@ def test_a_rolling_deploy_with_a_migration_loses_no_action_and_no_screen(
                 )
                 say("migrated: a column added (tests/cluster/deployed)")
             host.start(cluster.database.url, cluster.network.address, tmp_path, **new)
-            while host.ready() != 200:
-                assert time.monotonic() - deadline < 120, f"{host.name} never ready again"
-                time.sleep(0.2)
+            ready([host])
             say(f"{host.name} serves the new version")
             time.sleep(2)
     finally:
