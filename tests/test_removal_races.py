@@ -8,9 +8,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from campaigns.models import Campaign, Event, Invitation
+from campaigns.models import Campaign, Event, Invitation, TokenScope
 from rules import actions
-from rules.actions import Call
+from rules.actions import Call, tokens
 from rules.damage import Attack
 from rules.models import CalledCheck, CheckKind, Disease
 from tests.helpers import HTMX, World, client_for, run_at_once
@@ -117,3 +117,23 @@ def test_a_second_click_on_retire_says_so_instead_of_bringing_the_disease_back(w
     assert Disease.objects.get(name="Fiebre roja").retired
     assert gm.post(url, {"retire": "0"}).status_code == 302  # "Recuperar" brings it back
     assert not Disease.objects.get(name="Fiebre roja").retired
+
+
+def test_the_same_check_answered_through_the_api_at_once_is_rolled_once(world: World):
+    """A player's bot and their phone's bot, both answering one called check at the same moment: one roll, logged
+    once; the other copies are told it is no longer pending (409), none a 500."""
+    actions.call_check(world.campaign_a, [world.char_a1], Call(CheckKind.FALL, height_m=3), by=world.gm_a)
+    check = CalledCheck.objects.get(character=world.char_a1)
+    secret = tokens.create_token(world.player_a, name="bot", scope=TokenScope.ACT)[1]
+    url = f"/api/v1/campaigns/{world.campaign_a.pk}/checks/{check.pk}/answer"
+    statuses: list[int] = []
+
+    def send() -> None:
+        answer = Client().post(
+            url, {"die": 10}, content_type="application/json", headers={"Authorization": f"Bearer {secret}"}
+        )
+        statuses.append(answer.status_code)
+
+    errors = run_at_once([send for _ in range(AT_ONCE)])
+    assert not errors and sorted(statuses) == [200] + [409] * (AT_ONCE - 1), statuses
+    assert Event.objects.filter(campaign=world.campaign_a, action="damage").count() == 1
